@@ -1,0 +1,45 @@
+// The test command (`npm test`, also run by .ci/run): type-checks, builds the bundles, bundles every
+// test/**/*.test.ts with esbuild and runs them with Node's built-in test runner.
+// `node scripts/test.mjs [substring...]` runs only test files whose path contains one of the substrings.
+import * as esbuild from 'esbuild';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const filters = process.argv.slice(2);
+function walk(dir) {
+  const out = [];
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else if (p.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+const files = walk('test').filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+
+if (filters.length === 0) {
+  console.log('# type-check');
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit'], { stdio: 'inherit' });
+}
+execFileSync('node', ['esbuild.mjs'], { stdio: 'inherit' });
+
+rmSync('.test-out', { recursive: true, force: true });
+await esbuild.build({
+  entryPoints: files,
+  outdir: '.test-out',
+  outbase: '.',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: 'inline',
+  logLevel: 'warning',
+  // web-tree-sitter reads import.meta.url to find its files; give the CommonJS bundles a real one.
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  external: ['vscode'],
+});
+const outs = files.map((f) => join('.test-out', f.replace(/\.ts$/, '.js')));
+const r = spawnSync('node', ['--test', '--test-reporter=spec', ...outs], { stdio: 'inherit' });
+process.exit(r.status ?? 1);

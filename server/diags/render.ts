@@ -1,0 +1,138 @@
+// Renders diagnostics exactly as Terraform's CLI prints them (its `format.Diagnostic` and
+// `format.DiagnosticPlain` layouts): the coloured form in a ╷ │ ╵ box, the -no-color form without it,
+// a source snippet with the subject underlined, the expression values, and detail paragraphs word-wrapped.
+
+import type { Diagnostic, Range } from './diagnostic';
+
+export interface RenderOptions {
+  color: boolean;
+  /** Terminal width; Terraform uses 78 when output is not a terminal. */
+  width?: number;
+  /** File contents by filename, for snippets. Absent files print "(source code not available)". */
+  sources?: ReadonlyMap<string, string>;
+  /** Context string for a range ("resource \"a\" \"b\""): the innermost enclosing block header. */
+  contextOf?: (r: Range) => string | undefined;
+}
+
+const ESC = '\x1b[';
+const C = {
+  reset: `${ESC}0m`,
+  bold: `${ESC}1m`,
+  underline: `${ESC}4m`,
+  red: `${ESC}31m`,
+  yellow: `${ESC}33m`,
+  darkGray: `${ESC}90m`,
+};
+
+/** One diagnostic, ending in a newline, as Terraform writes it to its streams (caller adds the blank line between). */
+export function renderDiagnostic(d: Diagnostic, opts: RenderOptions): string {
+  const width = opts.width ?? 78;
+  const color = opts.color;
+  const col = (s: string) => (color ? s : '');
+  let buf = '';
+  if (color) {
+    buf += d.severity === 'error' ? `${C.bold}${C.red}Error: ${C.reset}` : `${C.bold}${C.yellow}Warning: ${C.reset}`;
+    buf += `${C.reset}${C.bold}${d.summary}${C.reset}\n\n`;
+  } else {
+    buf += `${d.severity === 'error' ? 'Error' : 'Warning'}: ${d.summary}\n\n`;
+  }
+  buf += renderSnippet(d, opts, col);
+  if (d.detail) {
+    const paraWidth = color ? width - 2 - 1 : width - 1;
+    for (const line of d.detail.split('\n')) {
+      buf += (line.startsWith(' ') ? line : wordWrap(line, paraWidth)) + '\n';
+    }
+  }
+  if (!color) return buf;
+  const rule = d.severity === 'error' ? C.red : C.yellow;
+  const lines = buf.split('\n');
+  let out = `${rule}${rule}╷${C.reset}${C.reset}\n`;
+  for (const l of lines.slice(0, -1)) out += `${rule}│${C.reset} ${C.reset}${l}\n`;
+  out += `${rule}╵${C.reset}${C.reset}\n`;
+  return out;
+}
+
+/** All diagnostics as Terraform prints them after a command: each followed by a blank line (coloured: a reset line). */
+export function renderDiagnostics(diags: readonly Diagnostic[], opts: RenderOptions): string {
+  let out = '';
+  for (const d of diags) {
+    if (opts.color) out += renderDiagnostic(d, opts) + `${C.reset}${C.reset}\n`;
+    else out += '\n' + renderDiagnostic(d, opts);
+  }
+  return out;
+}
+
+function renderSnippet(d: Diagnostic, opts: RenderOptions, col: (s: string) => string): string {
+  const r = d.subject;
+  if (!r) return '';
+  const src = opts.sources?.get(r.filename);
+  const ctx = opts.contextOf?.(r);
+  const ctxStr = ctx ? `, in ${ctx}` : '';
+  if (src === undefined) {
+    return `${col(C.reset)}  on ${r.filename} line ${r.start.line}${ctxStr}:\n  (source code not available)\n\n`;
+  }
+  let buf = `${col(C.reset)}  on ${r.filename} line ${r.start.line}${ctxStr}:\n`;
+  // The snippet covers the lines of the context range (or subject), highlighting the subject.
+  const ctxRange = d.context && d.context.filename === r.filename ? d.context : r;
+  const firstLine = Math.min(ctxRange.start.line, r.start.line);
+  const lastLine = Math.max(ctxRange.end.line, r.end.line);
+  const allLines = src.split('\n');
+  const lineStartByte: number[] = [];
+  let b = 0;
+  const enc = new TextEncoder();
+  for (const l of allLines) {
+    lineStartByte.push(b);
+    b += enc.encode(l).length + 1;
+  }
+  const code = allLines.slice(firstLine - 1, lastLine).join('\n').replace(/\r(?=\n|$)/g, '');
+  const codeBytes = enc.encode(code);
+  const base = lineStartByte[firstLine - 1] ?? 0;
+  let start = Math.max(0, Math.min(codeBytes.length, r.start.byte - base));
+  let end = Math.max(0, Math.min(codeBytes.length, r.end.byte - base));
+  if (end < start) end = Math.min(start + 1, codeBytes.length);
+  const dec = new TextDecoder();
+  const before = dec.decode(codeBytes.slice(0, start));
+  const hl = dec.decode(codeBytes.slice(start, end));
+  const after = dec.decode(codeBytes.slice(end));
+  const marked = `${before}${col(C.underline)}${hl}${col(C.reset)}${after}`;
+  marked.split('\n').forEach((line, i) => {
+    buf += `${String(firstLine + i).padStart(4, ' ')}: ${line}\n`;
+  });
+  if (d.values && d.values.length > 0) {
+    const values = [...d.values].sort((a, b) => (a.traversal < b.traversal ? -1 : a.traversal > b.traversal ? 1 : 0));
+    buf += `    ${col(C.darkGray)}├────────────────${col(C.reset)}\n`;
+    for (const v of values) buf += `    ${col(C.darkGray)}│${col(C.reset)} ${col(C.bold)}${v.traversal}${col(C.reset)} ${v.statement}\n`;
+  }
+  return buf + '\n';
+}
+
+/**
+ * Greedy word wrap on spaces, as go-wordwrap's WrapString does: a line is broken at the last space
+ * that keeps it within `limit` characters; words longer than the limit stay whole on their own line.
+ */
+export function wordWrap(s: string, limit: number): string {
+  if ([...s].length <= limit) return s;
+  const words = s.split(' ');
+  const lines: string[] = [];
+  let cur = '';
+  let curLen = 0;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    const wl = [...w].length;
+    if (i === 0) {
+      cur = w;
+      curLen = wl;
+      continue;
+    }
+    if (curLen + 1 + wl > limit && curLen > 0) {
+      lines.push(cur);
+      cur = w;
+      curLen = wl;
+    } else {
+      cur += ' ' + w;
+      curLen += 1 + wl;
+    }
+  }
+  lines.push(cur);
+  return lines.join('\n');
+}
