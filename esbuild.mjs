@@ -10,6 +10,7 @@ const common = {
   format: 'cjs',
   sourcemap: true,
   logLevel: 'warning',
+  loader: { '.txt': 'text' },
   // web-tree-sitter reads import.meta.url to find its files; give the CommonJS bundles a real one.
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
@@ -22,6 +23,6 @@ copyFileSync('node_modules/@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-ter
 await Promise.all([
   esbuild.build({ ...common, entryPoints: ['client/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
   esbuild.build({ ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'dist/server.js' }),
-  esbuild.build({ ...common, entryPoints: ['server/cli/main.ts'], outfile: 'dist/cli.js' }),
+  esbuild.build({ ...common, entryPoints: ['server/cli/bin.ts'], outfile: 'dist/cli.js' }),
   esbuild.build({ ...common, entryPoints: ['test/bench/bench.ts'], outfile: 'dist/bench.js' }),
 ]);
