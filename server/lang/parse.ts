@@ -1,0 +1,1255 @@
+// Parser for expressions of Terraform's native syntax (HCL): text → ast.ts Expr, with HCL's diagnostics.
+//
+// Contract:
+//   parseExpression(text, filename)       a standalone expression (console input, -var values); reports
+//                                         "Extra characters after expression" for trailing tokens.
+//   exprFromNode(node, filename, src)     the `expression` node of an attribute in a tree-sitter tree of `src`;
+//                                         ranges are positions in `src`.
+//   references(expr)                      every scope traversal the expression reads (as HCL's Variables()),
+//                                         excluding names bound by enclosing `for` expressions.
+// The tree-sitter tree only locates the expression: its text is re-scanned here by a lexer and a
+// recursive-descent parser that follow hclsyntax, so that syntax errors carry HCL's own summaries and
+// details, which tree-sitter's ERROR nodes cannot give. Positions follow diagnostic.ts (1-based line and
+// column in code points, 0-based UTF-8 byte offset).
+
+import type { SyntaxNode } from '../syntax/treesitter';
+import type { Diagnostic, Pos, Range } from '../diags/diagnostic';
+import { posAt } from '../diags/diagnostic';
+import { Num } from './number';
+import { Value } from './value';
+import type { BinaryOp, Expr, ObjectItem, Traversal, TraverseStep } from './ast';
+import { forEachChild } from './ast';
+
+type TT =
+  | 'ident'
+  | 'number'
+  | 'oparen'
+  | 'cparen'
+  | 'obrack'
+  | 'cbrack'
+  | 'obrace'
+  | 'cbrace'
+  | 'dot'
+  | 'comma'
+  | 'ellipsis'
+  | 'arrow'
+  | 'question'
+  | 'colon'
+  | 'dcolon'
+  | 'equal'
+  | 'op' // binary/unary operators, text in `text`
+  | 'oquote'
+  | 'cquote'
+  | 'oheredoc'
+  | 'cheredoc'
+  | 'lit' // template literal chunk, decoded text in `value`
+  | 'interp' // ${
+  | 'control' // %{
+  | 'seqend' // } closing an interpolation/directive
+  | 'nl'
+  | 'eof'
+  | 'invalid'
+  | 'bitop';
+
+interface Tok {
+  type: TT;
+  start: number;
+  end: number;
+  text: string;
+  /** lit: decoded text. */
+  value?: string;
+  /** interp/control: `${~`; seqend: `~}`. */
+  strip?: boolean;
+  /** oheredoc: flush (<<-) form. */
+  flush?: boolean;
+}
+
+/** Position bookkeeping for a source text that starts at `base` within its file. */
+class Source {
+  private lineStarts: number[] = [0];
+  constructor(
+    readonly text: string,
+    readonly filename: string,
+    readonly base: Pos,
+  ) {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+  }
+  pos(index: number): Pos {
+    // Binary search the line.
+    let lo = 0;
+    let hi = this.lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lineStarts[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    const ls = this.lineStarts[lo];
+    let col = 0;
+    let bytes = 0;
+    for (let i = ls; i < index; ) {
+      const c = this.text.codePointAt(i)!;
+      col++;
+      i += c > 0xffff ? 2 : 1;
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    }
+    let lineByte = 0;
+    if (lo === 0) lineByte = this.base.byte;
+    else lineByte = this.base.byte + utf8Len(this.text.slice(0, ls));
+    return {
+      line: this.base.line + lo,
+      column: (lo === 0 ? this.base.column : 1) + col,
+      byte: lineByte + bytes,
+    };
+  }
+  range(start: number, end: number): Range {
+    return { filename: this.filename, start: this.pos(start), end: this.pos(end) };
+  }
+}
+
+function utf8Len(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+const ID_START = /[\p{ID_Start}_]/u;
+const ID_CONT = /[\p{ID_Continue}\-]/u;
+
+type Mode = { kind: 'brace' } | { kind: 'interp' } | { kind: 'quoted' } | { kind: 'heredoc'; marker: string };
+
+/** Scans the whole text into tokens (HCL's scanner, with template modes). */
+function scan(src: Source, diags: Diagnostic[]): Tok[] {
+  const s = src.text;
+  const toks: Tok[] = [];
+  const stack: Mode[] = [];
+  let i = 0;
+  const push = (type: TT, start: number, end: number, extra?: Partial<Tok>) =>
+    toks.push({ type, start, end, text: s.slice(start, end), ...extra });
+  const top = () => stack[stack.length - 1];
+
+  const scanTemplate = (mode: Extract<Mode, { kind: 'quoted' | 'heredoc' }>) => {
+    // Scans literal text until a sequence start or the end of the template.
+    let litStart = i;
+    let val = '';
+    const flushLit = () => {
+      if (i > litStart) push('lit', litStart, i, { value: val });
+      val = '';
+    };
+    const atLineStart = () => i === 0 || s[i - 1] === '\n';
+    for (;;) {
+      if (mode.kind === 'heredoc' && atLineStart()) {
+        // A line holding only the marker (after optional indentation) closes the heredoc.
+        let j = i;
+        while (j < s.length && (s[j] === ' ' || s[j] === '\t')) j++;
+        if (s.startsWith(mode.marker, j)) {
+          let k = j + mode.marker.length;
+          if (k === s.length || s[k] === '\n' || (s[k] === '\r' && s[k + 1] === '\n')) {
+            flushLit();
+            push('cheredoc', i, k);
+            i = k;
+            stack.pop();
+            return;
+          }
+        }
+      }
+      if (i >= s.length) {
+        flushLit();
+        stack.pop();
+        return;
+      }
+      const c = s[i];
+      if (mode.kind === 'quoted' && c === '"') {
+        flushLit();
+        push('cquote', i, i + 1);
+        i++;
+        stack.pop();
+        return;
+      }
+      if (mode.kind === 'quoted' && c === '\n') {
+        // Quoted strings cannot span lines: the template ends here unterminated.
+        flushLit();
+        stack.pop();
+        return;
+      }
+      if ((c === '$' || c === '%') && s[i + 1] === c && s[i + 2] === '{') {
+        val += c + '{';
+        i += 3;
+        continue;
+      }
+      if ((c === '$' || c === '%') && s[i + 1] === '{') {
+        flushLit();
+        const strip = s[i + 2] === '~';
+        push(c === '$' ? 'interp' : 'control', i, i + (strip ? 3 : 2), { strip });
+        i += strip ? 3 : 2;
+        stack.push({ kind: 'interp' });
+        return;
+      }
+      if (mode.kind === 'quoted' && c === '\\') {
+        const e = s[i + 1];
+        const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', '"': '"', '\\': '\\' };
+        if (e !== undefined && simple[e] !== undefined) {
+          val += simple[e];
+          i += 2;
+          continue;
+        }
+        if (e === 'u' || e === 'U') {
+          const n = e === 'u' ? 4 : 8;
+          const hex = s.slice(i + 2, i + 2 + n);
+          if (hex.length === n && /^[0-9a-fA-F]+$/.test(hex)) {
+            const cp = parseInt(hex, 16);
+            if (cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff)) {
+              val += String.fromCodePoint(cp);
+              i += 2 + n;
+              continue;
+            }
+          }
+          diags.push(
+            err('Invalid escape sequence', `The \\${e} escape sequence requires ${n} hexadecimal digits.`, src.range(i, i + 2)),
+          );
+          i += 2;
+          continue;
+        }
+        if (e === undefined || e === '\n') {
+          i++;
+          continue;
+        }
+        diags.push(
+          err('Invalid escape sequence', `The symbol ${JSON.stringify(e)} is not a valid escape sequence selector.`, src.range(i, i + 2)),
+        );
+        val += e;
+        i += 2;
+        continue;
+      }
+      if (c === '\r' && s[i + 1] === '\n') {
+        val += '\n';
+        i += 2;
+        continue;
+      }
+      val += c;
+      i++;
+      if (mode.kind === 'heredoc' && c === '\n') {
+        // Each heredoc line is its own literal token (flush trimming works per line).
+        flushLit();
+        litStart = i;
+      }
+    }
+  };
+
+  for (;;) {
+    const m = top();
+    if (m && (m.kind === 'quoted' || m.kind === 'heredoc')) {
+      scanTemplate(m);
+      continue;
+    }
+    if (i >= s.length) break;
+    const c = s[i];
+    const c2 = s[i + 1];
+    if (c === ' ' || c === '\t' || (c === '\r' && c2 !== '\n')) {
+      i++;
+      continue;
+    }
+    if (c === '\n' || (c === '\r' && c2 === '\n')) {
+      const w = c === '\n' ? 1 : 2;
+      push('nl', i, i + w);
+      i += w;
+      continue;
+    }
+    if (c === '#' || (c === '/' && c2 === '/')) {
+      const st = i;
+      while (i < s.length && s[i] !== '\n') i++;
+      if (i < s.length) {
+        i++;
+        push('nl', st, i);
+      }
+      continue;
+    }
+    if (c === '/' && c2 === '*') {
+      const e = s.indexOf('*/', i + 2);
+      i = e < 0 ? s.length : e + 2;
+      continue;
+    }
+    if (c >= '0' && c <= '9') {
+      const m = /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(s.slice(i))!;
+      push('number', i, i + m[0].length);
+      i += m[0].length;
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    if (ID_START.test(ch)) {
+      let j = i + ch.length;
+      while (j < s.length) {
+        const d = String.fromCodePoint(s.codePointAt(j)!);
+        if (!ID_CONT.test(d)) break;
+        j += d.length;
+      }
+      push('ident', i, j);
+      i = j;
+      continue;
+    }
+    if (c === '"') {
+      push('oquote', i, i + 1);
+      i++;
+      stack.push({ kind: 'quoted' });
+      continue;
+    }
+    if (c === '<' && c2 === '<') {
+      const hm = /^<<(-?)([\p{ID_Start}_][\p{ID_Continue}\-]*)\r?\n/u.exec(s.slice(i));
+      if (hm) {
+        push('oheredoc', i, i + hm[0].length, { flush: hm[1] === '-' });
+        i += hm[0].length;
+        stack.push({ kind: 'heredoc', marker: hm[2] });
+        continue;
+      }
+    }
+    const three = s.slice(i, i + 3);
+    if (three === '...') {
+      push('ellipsis', i, i + 3);
+      i += 3;
+      continue;
+    }
+    const two = s.slice(i, i + 2);
+    const twoOps: Record<string, TT> = {
+      '==': 'op',
+      '!=': 'op',
+      '<=': 'op',
+      '>=': 'op',
+      '&&': 'op',
+      '||': 'op',
+      '=>': 'arrow',
+      '::': 'dcolon',
+    };
+    if (twoOps[two]) {
+      push(twoOps[two], i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c === '~' && c2 === '}' && top()?.kind === 'interp') {
+      push('seqend', i, i + 2, { strip: true });
+      stack.pop();
+      i += 2;
+      continue;
+    }
+    const one: Record<string, TT> = {
+      '(': 'oparen',
+      ')': 'cparen',
+      '[': 'obrack',
+      ']': 'cbrack',
+      '.': 'dot',
+      ',': 'comma',
+      '?': 'question',
+      ':': 'colon',
+      '=': 'equal',
+      '<': 'op',
+      '>': 'op',
+      '!': 'op',
+      '+': 'op',
+      '-': 'op',
+      '*': 'op',
+      '/': 'op',
+      '%': 'op',
+      '&': 'bitop',
+      '|': 'bitop',
+      '^': 'bitop',
+      '~': 'bitop',
+    };
+    if (c === '{') {
+      push('obrace', i, i + 1);
+      stack.push({ kind: 'brace' });
+      i++;
+      continue;
+    }
+    if (c === '}') {
+      const t = top();
+      if (t?.kind === 'interp') {
+        push('seqend', i, i + 1);
+        stack.pop();
+      } else {
+        push('cbrace', i, i + 1);
+        if (t?.kind === 'brace') stack.pop();
+      }
+      i++;
+      continue;
+    }
+    if (one[c]) {
+      push(one[c], i, i + 1);
+      i++;
+      continue;
+    }
+    push('invalid', i, i + ch.length);
+    i += ch.length;
+  }
+  push('eof', s.length, s.length);
+  // HCL's checkInvalidTokens: scanner-level diagnostics come first.
+  for (const t of toks) {
+    if (t.type === 'invalid') {
+      if (t.text === "'") {
+        diags.push(err('Invalid character', 'Single quotes are not valid. Use double quotes (") to enclose strings.', src.range(t.start, t.end)));
+      } else {
+        diags.push(err('Invalid character', 'This character is not used within the language.', src.range(t.start, t.end)));
+      }
+    } else if (t.type === 'bitop') {
+      const detail =
+        t.text === '&'
+          ? 'Bitwise operators are not supported. Did you mean boolean AND ("&&")?'
+          : t.text === '|'
+            ? 'Bitwise operators are not supported. Did you mean boolean OR ("||")?'
+            : t.text === '~'
+              ? 'Bitwise operators are not supported. Did you mean boolean NOT ("!")?'
+              : 'Bitwise operators are not supported.';
+      diags.push(err('Unsupported operator', detail, src.range(t.start, t.end)));
+    }
+  }
+  return toks;
+}
+
+function err(summary: string, detail: string, subject: Range, context?: Range): Diagnostic {
+  const d: Diagnostic = { severity: 'error', summary, detail, subject, source: 'syntax' };
+  if (context) d.context = context;
+  return d;
+}
+
+const BINARY_LEVELS: BinaryOp[][] = [['||'], ['&&'], ['==', '!='], ['<', '>', '<=', '>='], ['+', '-'], ['*', '/', '%']];
+
+class ParseAbort extends Error {}
+
+class Parser {
+  private p = 0;
+  private nlStack: boolean[] = [true];
+  /** Set once a diagnostic has been reported, to stop cascading (as HCL's "recovery" mode). */
+  private failed = false;
+  constructor(
+    private toks: Tok[],
+    private src: Source,
+    readonly diags: Diagnostic[],
+  ) {}
+
+  private get includeNl(): boolean {
+    return this.nlStack[this.nlStack.length - 1];
+  }
+  pushNl(b: boolean) {
+    this.nlStack.push(b);
+  }
+  popNl() {
+    this.nlStack.pop();
+  }
+  peek(): Tok {
+    let q = this.p;
+    if (!this.includeNl) while (this.toks[q].type === 'nl') q++;
+    return this.toks[q];
+  }
+  next(): Tok {
+    if (!this.includeNl) while (this.toks[this.p].type === 'nl') this.p++;
+    const t = this.toks[this.p];
+    if (t.type !== 'eof') this.p++;
+    return t;
+  }
+  rangeOf(t: Tok): Range {
+    return this.src.range(t.start, t.end);
+  }
+  span(a: Range, b: Range): Range {
+    return { filename: a.filename, start: a.start, end: b.end };
+  }
+  fail(summary: string, detail: string, subject: Range, context?: Range): never {
+    if (!this.failed) this.diags.push(err(summary, detail, subject, context));
+    this.failed = true;
+    throw new ParseAbort();
+  }
+
+  /** The whole input as one expression; trailing tokens are "Extra characters after expression". */
+  parseTop(): Expr | undefined {
+    try {
+      const e = this.parseExpression();
+      // Trailing newlines are allowed.
+      let t = this.peek();
+      while (t.type === 'nl') {
+        this.p++;
+        t = this.peek();
+      }
+      if (t.type !== 'eof') {
+        this.fail(
+          'Extra characters after expression',
+          'An expression was successfully parsed, but extra characters were found after it.',
+          this.rangeOf(t),
+        );
+      }
+      return e;
+    } catch (e) {
+      if (e instanceof ParseAbort) return undefined;
+      throw e;
+    }
+  }
+
+  parseExpression(): Expr {
+    return this.parseTernary();
+  }
+
+  private parseTernary(): Expr {
+    const cond = this.parseBinary(0);
+    if (this.peek().type !== 'question') return cond;
+    this.next();
+    const t = this.parseExpression();
+    const colon = this.peek();
+    if (colon.type !== 'colon') {
+      this.fail(
+        'Missing false expression in conditional',
+        'The conditional operator (...?...:...) requires a false expression, delimited by a colon.',
+        this.rangeOf(colon),
+      );
+    }
+    this.next();
+    const f = this.parseExpression();
+    return { kind: 'conditional', cond, trueExpr: t, falseExpr: f, range: this.span(cond.range, f.range) };
+  }
+
+  private parseBinary(level: number): Expr {
+    if (level >= BINARY_LEVELS.length) return this.parseUnary();
+    const ops = BINARY_LEVELS[level];
+    let lhs = this.parseBinary(level + 1);
+    for (;;) {
+      const t = this.peek();
+      if (t.type !== 'op' || !ops.includes(t.text as BinaryOp)) return lhs;
+      this.next();
+      const rhs = this.parseBinary(level + 1);
+      lhs = { kind: 'binary', op: t.text as BinaryOp, lhs, rhs, range: this.span(lhs.range, rhs.range) };
+    }
+  }
+
+  private parseUnary(): Expr {
+    const t = this.peek();
+    if (t.type === 'op' && (t.text === '-' || t.text === '!')) {
+      this.next();
+      const nt = this.peek();
+      if (t.text === '-' && nt.type === 'number') {
+        // A negative number literal folds into the literal itself, as HCL does.
+        const lit = this.parseTraversals(this.parseNumber(this.next()));
+        if (lit.kind === 'literal') {
+          return { kind: 'literal', value: Value.number(lit.value.num.neg()), range: this.span(this.rangeOf(t), lit.range) };
+        }
+        return { kind: 'unary', op: '-', operand: lit, range: this.span(this.rangeOf(t), lit.range) };
+      }
+      const operand = this.parseUnary();
+      return { kind: 'unary', op: t.text, operand, range: this.span(this.rangeOf(t), operand.range) };
+    }
+    return this.parseTraversals(this.parseTerm());
+  }
+
+  private parseNumber(t: Tok): Expr {
+    const n = Num.parse(t.text);
+    if (!n) this.fail('Invalid number literal', `Failed to recognize the value of this number literal.`, this.rangeOf(t));
+    return { kind: 'literal', value: Value.number(n), range: this.rangeOf(t) };
+  }
+
+  /** Attribute/index/splat steps after a term. */
+  private parseTraversals(from: Expr, attrOnly = false): Expr {
+    for (;;) {
+      const t = this.peek();
+      if (t.type === 'dot') {
+        this.next();
+        const n = this.peek();
+        if (n.type === 'ident') {
+          this.next();
+          from = this.addStep(from, { kind: 'attr', name: n.text, range: this.span(this.rangeOf(t), this.rangeOf(n)) });
+          continue;
+        }
+        if (n.type === 'number' && !attrOnly) {
+          // Legacy index syntax: foo.0
+          this.next();
+          if (!/^[0-9]+$/.test(n.text)) {
+            this.fail('Invalid legacy index syntax', 'When using the legacy index syntax, chaining two indexes together is not permitted. Use the proper index syntax instead, like [1][0].', this.rangeOf(n));
+          }
+          from = this.addStep(from, { kind: 'index', key: Value.number(Num.parse(n.text)!), range: this.span(this.rangeOf(t), this.rangeOf(n)) });
+          continue;
+        }
+        if (n.type === 'op' && n.text === '*' && !attrOnly) {
+          this.next();
+          const marker = this.span(this.rangeOf(t), this.rangeOf(n));
+          const anon: Expr = { kind: 'anonSymbol', range: marker };
+          const each = this.parseTraversals(anon, true);
+          from = { kind: 'splat', source: from, each, range: this.span(from.range, each.range), markerRange: marker };
+          continue;
+        }
+        this.fail('Invalid attribute name', 'An attribute name is required after a dot.', this.rangeOf(n));
+      }
+      if (t.type === 'obrack' && !attrOnly) {
+        this.next();
+        this.pushNl(false);
+        try {
+          const n = this.peek();
+          if (n.type === 'op' && n.text === '*') {
+            this.next();
+            const close = this.next();
+            if (close.type !== 'cbrack') {
+              this.fail('Missing close bracket on splat index', 'The star for a full splat operator must be immediately followed by a closing bracket ("]").', this.rangeOf(close));
+            }
+            this.popNl();
+            const marker = this.span(this.rangeOf(t), this.rangeOf(close));
+            const anon: Expr = { kind: 'anonSymbol', range: marker };
+            const each = this.parseTraversals(anon);
+            from = { kind: 'splat', source: from, each, range: this.span(from.range, each.range), markerRange: marker };
+            this.pushNl(false);
+            continue;
+          }
+          const key = this.parseExpression();
+          const close = this.next();
+          if (close.type !== 'cbrack') {
+            this.fail('Missing close bracket on index', 'The index operator must end with a closing bracket ("]").', this.rangeOf(close));
+          }
+          const br = this.span(this.rangeOf(t), this.rangeOf(close));
+          const lit = literalKey(key);
+          if (lit) from = this.addStep(from, { kind: 'index', key: lit, range: br });
+          else from = { kind: 'index', collection: from, key, range: this.span(from.range, br), bracketRange: br };
+        } finally {
+          this.popNl();
+        }
+        continue;
+      }
+      return from;
+    }
+  }
+
+  private addStep(from: Expr, step: TraverseStep): Expr {
+    const range = this.span(from.range, step.range);
+    if (from.kind === 'scopeTraversal') {
+      const tr: Traversal = { ...from.traversal, steps: [...from.traversal.steps, step], range };
+      return { kind: 'scopeTraversal', traversal: tr, range };
+    }
+    if (from.kind === 'relTraversal') return { kind: 'relTraversal', source: from.source, steps: [...from.steps, step], range };
+    return { kind: 'relTraversal', source: from, steps: [step], range };
+  }
+
+  private parseTerm(): Expr {
+    const t = this.peek();
+    switch (t.type) {
+      case 'oparen': {
+        this.next();
+        this.pushNl(false);
+        let inner: Expr;
+        try {
+          inner = this.parseExpression();
+          const close = this.peek();
+          if (close.type !== 'cparen') {
+            this.fail('Unbalanced parentheses', 'Expected a closing parenthesis to terminate the expression.', this.rangeOf(close), this.span(this.rangeOf(t), this.rangeOf(close)));
+          }
+          this.next();
+          return { kind: 'paren', expr: inner, range: this.span(this.rangeOf(t), this.rangeOf(close)) };
+        } finally {
+          this.popNl();
+        }
+      }
+      case 'number':
+        this.next();
+        return this.parseNumber(t);
+      case 'ident':
+        return this.parseIdentTerm();
+      case 'oquote':
+        return this.parseQuoted();
+      case 'oheredoc':
+        return this.parseHeredoc();
+      case 'obrack':
+        return this.parseTupleOrFor();
+      case 'obrace':
+        return this.parseObjectOrFor();
+      case 'eof':
+        return this.fail('Missing expression', 'Expected the start of an expression, but found the end of the file.', this.rangeOf(t));
+      default:
+        return this.fail('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', this.rangeOf(t));
+    }
+  }
+
+  private parseIdentTerm(): Expr {
+    const t = this.next();
+    const r = this.rangeOf(t);
+    const n = this.peek();
+    if (n.type === 'oparen' || n.type === 'dcolon') {
+      let name = t.text;
+      let nameEnd = t;
+      while (this.peek().type === 'dcolon') {
+        this.next();
+        const part = this.next();
+        if (part.type !== 'ident') {
+          this.fail('Missing function name', 'Function scope resolution symbol :: must be followed by a function name in this scope.', this.rangeOf(part));
+        }
+        name += '::' + part.text;
+        nameEnd = part;
+      }
+      const open = this.peek();
+      if (open.type !== 'oparen') {
+        this.fail('Missing function parameter list', 'Function scoped name must be followed by an opening parenthesis "(".', this.rangeOf(open));
+      }
+      return this.parseCall(name, this.span(r, this.rangeOf(nameEnd)));
+    }
+    switch (t.text) {
+      case 'true':
+        return { kind: 'literal', value: Value.bool(true), range: r };
+      case 'false':
+        return { kind: 'literal', value: Value.bool(false), range: r };
+      case 'null':
+        return { kind: 'literal', value: Value.null(), range: r };
+    }
+    const tr: Traversal = { root: t.text, rootRange: r, steps: [], range: r };
+    return { kind: 'scopeTraversal', traversal: tr, range: r };
+  }
+
+  private parseCall(name: string, nameRange: Range): Expr {
+    const open = this.next();
+    this.pushNl(false);
+    try {
+      const args: Expr[] = [];
+      let expandFinal = false;
+      let close: Tok;
+      for (;;) {
+        const t = this.peek();
+        if (t.type === 'cparen') {
+          close = this.next();
+          break;
+        }
+        const arg = this.parseExpression();
+        args.push(arg);
+        const sep = this.peek();
+        if (sep.type === 'ellipsis') {
+          this.next();
+          expandFinal = true;
+          const c = this.peek();
+          if (c.type !== 'cparen') {
+            this.fail('Missing closing parenthesis', 'An expanded function argument (with ...) must be immediately followed by closing parentheses.', this.rangeOf(c));
+          }
+          close = this.next();
+          break;
+        }
+        if (sep.type === 'cparen') {
+          close = this.next();
+          break;
+        }
+        if (sep.type !== 'comma') {
+          if (sep.type === 'eof') {
+            this.fail('Unterminated function call', 'There is no closing parenthesis for this function call before the end of the file. This may be caused by incorrect parenthesis nesting elsewhere in this file.', this.rangeOf(open));
+          }
+          this.fail('Missing argument separator', 'A comma is required to separate each function argument from the next.', this.rangeOf(sep));
+        }
+        this.next();
+      }
+      const cr = this.rangeOf(close);
+      return {
+        kind: 'call',
+        name,
+        args,
+        expandFinal,
+        nameRange,
+        openParenRange: this.rangeOf(open),
+        closeParenRange: cr,
+        range: this.span(nameRange, cr),
+      };
+    } finally {
+      this.popNl();
+    }
+  }
+
+  private parseTupleOrFor(): Expr {
+    const open = this.next();
+    this.pushNl(false);
+    try {
+      const n = this.peek();
+      if (n.type === 'ident' && n.text === 'for') return this.parseFor(open, false);
+      const elems: Expr[] = [];
+      for (;;) {
+        const t = this.peek();
+        if (t.type === 'cbrack') break;
+        if (t.type === 'eof') {
+          this.fail('Unterminated tuple constructor expression', 'There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.', this.rangeOf(open));
+        }
+        elems.push(this.parseExpression());
+        const sep = this.peek();
+        if (sep.type === 'cbrack') break;
+        if (sep.type === 'eof') {
+          this.fail('Unterminated tuple constructor expression', 'There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.', this.rangeOf(open));
+        }
+        if (sep.type !== 'comma') {
+          this.fail('Missing item separator', 'Expected a comma to mark the beginning of the next item.', this.rangeOf(sep), this.span(this.rangeOf(open), this.rangeOf(sep)));
+        }
+        this.next();
+      }
+      const close = this.next();
+      return { kind: 'tuple', elems, range: this.span(this.rangeOf(open), this.rangeOf(close)), openRange: this.rangeOf(open) };
+    } finally {
+      this.popNl();
+    }
+  }
+
+  private parseObjectOrFor(): Expr {
+    const open = this.next();
+    this.pushNl(true);
+    try {
+      const skipNl = () => {
+        while (this.peek().type === 'nl') this.next();
+      };
+      skipNl();
+      const n = this.peek();
+      if (n.type === 'ident' && n.text === 'for') {
+        this.pushNl(false);
+        try {
+          return this.parseFor(open, true);
+        } finally {
+          this.popNl();
+        }
+      }
+      const items: ObjectItem[] = [];
+      for (;;) {
+        skipNl();
+        const t = this.peek();
+        if (t.type === 'cbrace') break;
+        if (t.type === 'eof') {
+          this.fail('Unterminated object constructor expression', 'There is no corresponding closing brace before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.', this.rangeOf(open));
+        }
+        this.pushNl(false);
+        let key: Expr;
+        try {
+          key = this.parseExpression();
+        } finally {
+          this.popNl();
+        }
+        const keyIsIdent = key.kind === 'scopeTraversal' && key.traversal.steps.length === 0;
+        const eq = this.peek();
+        if (eq.type !== 'equal' && eq.type !== 'colon') {
+          if (eq.type === 'nl' || eq.type === 'comma' || eq.type === 'cbrace') {
+            this.fail('Missing attribute value', 'Expected an attribute value, introduced by an equals sign ("=").', this.rangeOf(eq));
+          }
+          this.fail('Missing key/value separator', 'Expected an equals sign ("=") to mark the beginning of the attribute value.', this.rangeOf(eq));
+        }
+        this.next();
+        this.pushNl(false);
+        let value: Expr;
+        try {
+          value = this.parseExpression();
+        } finally {
+          this.popNl();
+        }
+        items.push({ key, keyIsIdent, value });
+        const sep = this.peek();
+        if (sep.type === 'cbrace') break;
+        if (sep.type === 'comma' || sep.type === 'nl') {
+          this.next();
+          continue;
+        }
+        if (sep.type === 'eof') {
+          this.fail('Unterminated object constructor expression', 'There is no corresponding closing brace before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.', this.rangeOf(open));
+        }
+        this.fail('Missing attribute separator', 'Expected a newline or comma to mark the beginning of the next attribute.', this.rangeOf(sep), this.span(this.rangeOf(open), this.rangeOf(sep)));
+      }
+      const close = this.next();
+      return { kind: 'object', items, range: this.span(this.rangeOf(open), this.rangeOf(close)), openRange: this.rangeOf(open) };
+    } finally {
+      this.popNl();
+    }
+  }
+
+  private parseFor(open: Tok, isObject: boolean): Expr {
+    const closeType: TT = isObject ? 'cbrace' : 'cbrack';
+    const forTok = this.next();
+    const bad = (detail: string, at: Tok): never =>
+      this.fail("Invalid 'for' expression", detail, this.rangeOf(at), this.span(this.rangeOf(open), this.rangeOf(at)));
+    let t = this.next();
+    if (t.type !== 'ident') bad("For expression requires variable name after 'for'.", t);
+    let keyVar: string | undefined;
+    let valVar = t.text;
+    if (this.peek().type === 'comma') {
+      this.next();
+      t = this.next();
+      if (t.type !== 'ident') bad("For expression requires value variable name after comma.", t);
+      keyVar = valVar;
+      valVar = t.text;
+    }
+    t = this.next();
+    if (t.type !== 'ident' || t.text !== 'in') bad("For expression requires the 'in' keyword after its name declarations.", t);
+    const collection = this.parseExpression();
+    t = this.next();
+    if (t.type !== 'colon') bad('For expression requires a colon after the collection expression.', t);
+    let keyExpr: Expr | undefined;
+    let valExpr = this.parseExpression();
+    if (this.peek().type === 'arrow') {
+      const arrow = this.next();
+      if (!isObject) bad('Key expression is not valid when building a tuple.', arrow);
+      keyExpr = valExpr;
+      valExpr = this.parseExpression();
+    }
+    let group = false;
+    if (this.peek().type === 'ellipsis') {
+      const el = this.next();
+      if (!isObject) bad('Grouping ellipsis (...) cannot be set when building a tuple.', el);
+      group = true;
+    }
+    let cond: Expr | undefined;
+    if (this.peek().type === 'ident' && this.peek().text === 'if') {
+      this.next();
+      cond = this.parseExpression();
+    }
+    const close = this.peek();
+    if (close.type !== closeType) {
+      if (close.type === 'eof') {
+        bad(isObject ? 'Missing closing brace.' : 'Missing closing bracket.', close);
+      }
+      bad("Extra characters after the end of the 'for' expression.", close);
+    }
+    if (isObject && !keyExpr) bad('Key expression is required when building an object.', close);
+    this.next();
+    void forTok;
+    const range = this.span(this.rangeOf(open), this.rangeOf(close));
+    return {
+      kind: 'for',
+      keyVar,
+      valVar,
+      collection,
+      keyExpr,
+      valExpr,
+      cond,
+      group,
+      range,
+      openRange: this.rangeOf(open),
+      closeRange: this.rangeOf(close),
+    };
+  }
+
+  // ---- templates ------------------------------------------------------------------------------------
+
+  private parseQuoted(): Expr {
+    const open = this.next();
+    const items = this.templateItems('cquote', open);
+    const close = this.peek();
+    if (close.type !== 'cquote') {
+      this.fail('Unterminated template string', 'No closing marker was found for the string.', this.span(this.rangeOf(open), this.rangeOf(close)));
+    }
+    this.next();
+    return this.buildTemplate(items, this.span(this.rangeOf(open), this.rangeOf(close)), false);
+  }
+
+  private parseHeredoc(): Expr {
+    const open = this.next();
+    const items = this.templateItems('cheredoc', open);
+    const close = this.peek();
+    if (close.type !== 'cheredoc') {
+      this.fail('Unterminated template string', 'No closing marker was found for the string.', this.span(this.rangeOf(open), this.rangeOf(close)));
+    }
+    this.next();
+    if (open.flush) flushTrim(items);
+    return this.buildTemplate(items, this.span(this.rangeOf(open), this.rangeOf(close)), true);
+  }
+
+  /** Reads the flat sequence of literals, interpolations and directives up to the closing token. */
+  private templateItems(end: TT, _open: Tok): TItem[] {
+    const items: TItem[] = [];
+    this.pushNl(true);
+    try {
+      for (;;) {
+        const t = this.toks[this.p];
+        if (t.type === end || t.type === 'eof') return items;
+        if (t.type === 'lit') {
+          this.p++;
+          items.push({ kind: 'lit', text: t.value ?? '', range: this.rangeOf(t), lineStart: t.start === 0 || this.src.text[t.start - 1] === '\n' });
+          continue;
+        }
+        if (t.type === 'interp') {
+          this.p++;
+          this.pushNl(false);
+          let e: Expr;
+          try {
+            if (this.peek().type === 'seqend') {
+              this.fail('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', this.rangeOf(this.peek()));
+            }
+            e = this.parseExpression();
+          } finally {
+            this.popNl();
+          }
+          const close = this.skipNlTok();
+          if (close.type !== 'seqend') this.unterminatedSeq(close, 'interpolation');
+          this.p++;
+          items.push({ kind: 'interp', expr: e, stripLeft: !!t.strip, stripRight: !!close.strip, range: this.span(this.rangeOf(t), this.rangeOf(close)) });
+          continue;
+        }
+        if (t.type === 'control') {
+          this.p++;
+          this.pushNl(false);
+          let item: TItem;
+          try {
+            const kw = this.next();
+            if (kw.type !== 'ident') {
+              this.fail('Invalid template directive', 'A template directive keyword ("if", "for", etc) is expected at the beginning of a %{ sequence.', this.rangeOf(kw));
+            }
+            switch (kw.text) {
+              case 'if':
+                item = { kind: 'if', cond: this.parseExpression(), stripLeft: !!t.strip, stripRight: false, range: this.rangeOf(t) };
+                break;
+              case 'else':
+              case 'endif':
+              case 'endfor':
+                item = { kind: kw.text, stripLeft: !!t.strip, stripRight: false, range: this.rangeOf(t) };
+                break;
+              case 'for': {
+                const a = this.next();
+                if (a.type !== 'ident') this.fail('Invalid template for directive', 'Directive for requires a variable name after "for".', this.rangeOf(a));
+                let keyVar: string | undefined;
+                let valVar = a.text;
+                let nt = this.next();
+                if (nt.type === 'comma') {
+                  const b = this.next();
+                  if (b.type !== 'ident') this.fail('Invalid template for directive', 'Directive for requires a value variable name after the comma.', this.rangeOf(b));
+                  keyVar = valVar;
+                  valVar = b.text;
+                  nt = this.next();
+                }
+                if (nt.type !== 'ident' || nt.text !== 'in') {
+                  this.fail('Invalid template for directive', 'Directive for requires an "in" keyword after its variable names.', this.rangeOf(nt));
+                }
+                item = { kind: 'for', keyVar, valVar, coll: this.parseExpression(), stripLeft: !!t.strip, stripRight: false, range: this.rangeOf(t) };
+                break;
+              }
+              default:
+                this.fail('Invalid template control keyword', `"${kw.text}" is not a valid template control keyword.`, this.rangeOf(kw));
+            }
+          } finally {
+            this.popNl();
+          }
+          const close = this.skipNlTok();
+          if (close.type !== 'seqend') this.unterminatedSeq(close, 'directive');
+          this.p++;
+          item.stripRight = !!close.strip;
+          item.range = this.span(this.rangeOf(t), this.rangeOf(close));
+          items.push(item);
+          continue;
+        }
+        // Anything else inside a template means the sequence structure broke down.
+        return items;
+      }
+    } finally {
+      this.popNl();
+    }
+  }
+
+  private skipNlTok(): Tok {
+    while (this.toks[this.p].type === 'nl') this.p++;
+    return this.toks[this.p];
+  }
+
+  private unterminatedSeq(t: Tok, what: string): never {
+    if (t.type === 'eof' || t.type === 'cquote' || t.type === 'cheredoc') {
+      this.fail('Unterminated template string', 'No closing marker was found for the string.', this.rangeOf(t));
+    }
+    if (what === 'interpolation') {
+      this.fail('Extra characters after interpolation expression', 'Expected a closing brace to end the interpolation expression, but found extra characters.', this.rangeOf(t));
+    }
+    this.fail('Extra characters in directive', 'Expected a closing brace to end the directive, but found extra characters.', this.rangeOf(t));
+  }
+
+  /** Applies strip markers, then nests directives into conditionals and joins. */
+  private buildTemplate(items: TItem[], range: Range, heredoc: boolean): Expr {
+    for (let k = 0; k < items.length; k++) {
+      const it = items[k];
+      if (it.kind === 'lit') continue;
+      if (it.stripLeft && k > 0 && items[k - 1].kind === 'lit') {
+        const l = items[k - 1] as LitItem;
+        l.text = l.text.replace(/[ \t\r\n]+$/, '');
+      }
+      if (it.stripRight && k + 1 < items.length && items[k + 1].kind === 'lit') {
+        const l = items[k + 1] as LitItem;
+        l.text = l.text.replace(/^[ \t\r\n]+/, '');
+      }
+    }
+    void heredoc;
+    let pos = 0;
+    const parseSeq = (stopAt: string[]): { parts: Expr[]; stop?: TItem } => {
+      const parts: Expr[] = [];
+      while (pos < items.length) {
+        const it = items[pos];
+        switch (it.kind) {
+          case 'lit':
+            pos++;
+            parts.push({ kind: 'literal', value: Value.string(it.text), range: it.range });
+            break;
+          case 'interp':
+            pos++;
+            parts.push(it.expr);
+            break;
+          case 'if': {
+            pos++;
+            const t = parseSeq(['else', 'endif']);
+            let f: Expr[] = [];
+            let endRange = it.range;
+            if (!t.stop) this.fail('Unexpected end of template', `The if directive at ${rangeString(it.range)} is missing its corresponding endif directive.`, it.range);
+            if (t.stop.kind === 'else') {
+              const e = parseSeq(['endif']);
+              if (!e.stop) this.fail('Unexpected end of template', `The if directive at ${rangeString(it.range)} is missing its corresponding endif directive.`, it.range);
+              f = e.parts;
+              endRange = e.stop.range;
+            } else endRange = t.stop.range;
+            const r = this.span(it.range, endRange);
+            parts.push({
+              kind: 'conditional',
+              cond: it.cond,
+              trueExpr: { kind: 'template', parts: t.parts, range: r },
+              falseExpr: { kind: 'template', parts: f, range: r },
+              range: r,
+            });
+            break;
+          }
+          case 'for': {
+            pos++;
+            const body = parseSeq(['endfor']);
+            if (!body.stop) this.fail('Unexpected end of template', `The for directive at ${rangeString(it.range)} is missing its corresponding endfor directive.`, it.range);
+            if (body.stop.kind !== 'endfor') {
+              this.fail('Unexpected else directive', 'An else clause is not expected for a for directive.', body.stop.range);
+            }
+            const r = this.span(it.range, body.stop.range);
+            const fe: Expr = {
+              kind: 'for',
+              keyVar: it.keyVar,
+              valVar: it.valVar,
+              collection: it.coll,
+              valExpr: { kind: 'template', parts: body.parts, range: r },
+              group: false,
+              range: r,
+              openRange: it.range,
+              closeRange: body.stop.range,
+            };
+            parts.push({ kind: 'templateJoin', tuple: fe, range: r });
+            break;
+          }
+          default:
+            if (stopAt.includes(it.kind) || (it.kind === 'else' && stopAt.includes('endfor'))) {
+              pos++;
+              return { parts, stop: it };
+            }
+            this.fail(`Unexpected ${it.kind} directive`, 'The control directives within this template are unbalanced.', it.range);
+        }
+      }
+      return { parts };
+    };
+    const { parts } = parseSeq([]);
+    if (parts.length === 1 && items.length === 1 && items[0].kind === 'interp') {
+      return { kind: 'templateWrap', wrapped: parts[0], range };
+    }
+    return { kind: 'template', parts, range };
+  }
+}
+
+interface LitItem {
+  kind: 'lit';
+  text: string;
+  range: Range;
+  /** The literal begins at the start of a line (for <<- trimming). */
+  lineStart: boolean;
+}
+type TItem =
+  | LitItem
+  | { kind: 'interp'; expr: Expr; stripLeft: boolean; stripRight: boolean; range: Range }
+  | { kind: 'if'; cond: Expr; stripLeft: boolean; stripRight: boolean; range: Range }
+  | { kind: 'for'; keyVar?: string; valVar: string; coll: Expr; stripLeft: boolean; stripRight: boolean; range: Range }
+  | { kind: 'else' | 'endif' | 'endfor'; stripLeft: boolean; stripRight: boolean; range: Range };
+
+/** <<- heredocs: removes the smallest indentation found at the start of any line from every line. */
+function flushTrim(items: TItem[]): void {
+  let min = Infinity;
+  // A line start is either a literal marked lineStart, or a non-literal item directly at a line start.
+  for (let k = 0; k < items.length; k++) {
+    const it = items[k];
+    const atLineStart = it.kind === 'lit' ? it.lineStart : k === 0 || (items[k - 1].kind === 'lit' && (items[k - 1] as LitItem).text.endsWith('\n'));
+    if (!atLineStart) continue;
+    if (it.kind !== 'lit') {
+      min = 0;
+      continue;
+    }
+    const m = /^[ \t]*/.exec(it.text)![0].length;
+    if (m === it.text.length && k + 1 < items.length && items[k + 1].kind !== 'lit') {
+      min = Math.min(min, m);
+      continue;
+    }
+    if (/^[ \t]*\n?$/.test(it.text)) continue; // blank lines do not count
+    min = Math.min(min, m);
+  }
+  if (!isFinite(min) || min === 0) return;
+  for (const it of items) {
+    if (it.kind === 'lit' && it.lineStart) {
+      const lead = /^[ \t]*/.exec(it.text)![0].length;
+      it.text = it.text.slice(Math.min(lead, min));
+    }
+  }
+}
+
+function rangeString(r: Range): string {
+  if (r.start.line === r.end.line) return `${r.filename}:${r.start.line},${r.start.column}-${r.end.column}`;
+  return `${r.filename}:${r.start.line},${r.start.column}-${r.end.line},${r.end.column}`;
+}
+
+/** A literal index key (number, or a quoted string without interpolations), as HCL folds into traversals. */
+function literalKey(e: Expr): Value | undefined {
+  if (e.kind === 'literal') return e.value;
+  if (e.kind === 'template' && e.parts.every((p) => p.kind === 'literal')) {
+    return Value.string(e.parts.map((p) => (p.kind === 'literal' ? p.value.str : '')).join(''));
+  }
+  return undefined;
+}
+
+const START: Pos = { line: 1, column: 1, byte: 0 };
+
+/** Parses a standalone expression. `expr` is absent when the text has syntax errors. */
+export function parseExpression(text: string, filename: string, start: Pos = START): { expr?: Expr; diagnostics: Diagnostic[] } {
+  const src = new Source(text, filename, start);
+  const diags: Diagnostic[] = [];
+  const toks = scan(src, diags);
+  const p = new Parser(toks, src, diags);
+  const expr = p.parseTop();
+  if (diags.length > 0) return { expr: undefined, diagnostics: diags };
+  return { expr, diagnostics: diags };
+}
+
+/**
+ * Converts the `expression` node of an attribute into an AST. On syntax errors the expression is a
+ * literal unknown placeholder spanning the node, beside the diagnostics.
+ */
+export function exprFromNode(node: SyntaxNode, filename: string, src: string): { expr: Expr; diagnostics: Diagnostic[] } {
+  const text = src.slice(node.startIndex, node.endIndex);
+  const start = posAt(src, node.startIndex);
+  const r = parseExpression(text, filename, start);
+  if (r.expr) return { expr: r.expr, diagnostics: r.diagnostics };
+  const range: Range = { filename, start, end: posAt(src, node.endIndex) };
+  return { expr: { kind: 'literal', value: Value.unknown(), range }, diagnostics: r.diagnostics };
+}
+
+/** All scope traversals read by the expression, in source order, as HCL's Variables(). */
+export function references(expr: Expr): Traversal[] {
+  const out: Traversal[] = [];
+  const walk = (e: Expr, bound: ReadonlySet<string>) => {
+    if (e.kind === 'scopeTraversal') {
+      if (!bound.has(e.traversal.root)) out.push(e.traversal);
+      return;
+    }
+    if (e.kind === 'for') {
+      walk(e.collection, bound);
+      const inner = new Set(bound);
+      inner.add(e.valVar);
+      if (e.keyVar) inner.add(e.keyVar);
+      if (e.keyExpr) walk(e.keyExpr, inner);
+      walk(e.valExpr, inner);
+      if (e.cond) walk(e.cond, inner);
+      return;
+    }
+    if (e.kind === 'object') {
+      for (const it of e.items) {
+        if (!it.keyIsIdent) walk(it.key, bound);
+        walk(it.value, bound);
+      }
+      return;
+    }
+    forEachChild(e, (c) => walk(c, bound));
+  };
+  walk(expr, new Set());
+  return out;
+}
+
+/** Terraform's way of writing a traversal in diagnostics ("var.x", "aws_instance.a[0]"). */
+export function traversalString(t: Traversal): string {
+  let s = t.root;
+  for (const st of t.steps) {
+    if (st.kind === 'attr') s += '.' + st.name;
+    else if (st.key.type.kind === 'string' && st.key.isKnown && !st.key.isNull) s += `[${JSON.stringify(st.key.str)}]`;
+    else if (st.key.type.kind === 'number' && st.key.isKnown && !st.key.isNull) s += `[${st.key.num.toString()}]`;
+    else s += '[...]';
+  }
+  return s;
+}
