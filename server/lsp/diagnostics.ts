@@ -1,0 +1,207 @@
+// Keeps the diagnostics of open documents up to date.
+//
+// A Terraform module is a directory, so analysis is per directory: an edit to any open document schedules
+// (debounced) an analysis of its directory with every open document of that directory as an overlay. When
+// an analysis finishes and no newer edit arrived meanwhile, the open documents of the directory get their
+// diagnostics: pushed with textDocument/publishDiagnostics (only the documents whose diagnostics changed), or,
+// when the client pulls (textDocument/diagnostic), answered to pulls, with workspace/diagnostic/refresh sent
+// when a document other than the pulled one changed. Results of an analysis overtaken by an edit are dropped.
+// At most one analysis per directory runs at a time.
+
+import type { Diagnostic } from 'vscode-languageserver';
+import type { Diagnostic as EngineDiagnostic } from '../diags/diagnostic';
+import { LineIndex, toLspDiagnostic } from './convert';
+import type { OpenDocument, OpenDocuments } from './documents';
+import type { DirectoryAnalysis, Engine } from './engine';
+import { describeError, type Logger } from './log';
+import type { AnalysisStatusParams } from './protocol';
+
+export interface DiagnosticsSink {
+  /** Push mode: send diagnostics for one document. */
+  publish(uri: string, diagnostics: Diagnostic[], version: number | undefined): void;
+  /** Pull mode: ask the client to pull again (workspace/diagnostic/refresh), if it supports that. */
+  refresh(): void;
+  /** Informational status after each analysis. */
+  status(params: AnalysisStatusParams): void;
+}
+
+interface DirState {
+  /** Incremented by every edit in the directory; an analysis is current when it ran at the latest gen. */
+  gen: number;
+  doneGen: number;
+  timer?: NodeJS.Timeout;
+  running: boolean;
+  results?: DirectoryAnalysis;
+  /** The texts the current results refer to (positions are converted against these). */
+  texts: Map<string, string>;
+  waiters: (() => void)[];
+}
+
+export class DiagnosticsScheduler {
+  private readonly dirs = new Map<string, DirState>();
+  /** What each open document was last given (pushed or pulled), as JSON, to send only changes. */
+  private readonly sent = new Map<string, string>();
+  /** Documents with a pull waiting for an analysis; they need no refresh, the pull answers them. */
+  private readonly pulling = new Map<string, number>();
+  private disposed = false;
+
+  /** pullMode is read on every analysis, so it may be decided after construction (at initialize). */
+  pullMode = false;
+  debounceMs = 150;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly documents: OpenDocuments,
+    private readonly sink: DiagnosticsSink,
+    private readonly log: Logger,
+  ) {}
+
+  /** Called after a document was opened or changed. */
+  changed(doc: OpenDocument): void {
+    if (doc.dir !== undefined) this.schedule(doc.dir, this.debounceMs);
+  }
+
+  /** Called after a document was closed (already removed from the store). */
+  closed(uri: string, dir: string | undefined): void {
+    if (!this.pullMode && this.sent.has(uri) && this.sent.get(uri) !== '[]') this.sink.publish(uri, [], undefined);
+    this.sent.delete(uri);
+    // The closed document's overlay is gone: its siblings now see the file as saved on disk.
+    if (dir !== undefined && this.documents.inDirectory(dir).length > 0) this.schedule(dir, this.debounceMs);
+    else if (dir !== undefined) this.forget(dir);
+  }
+
+  /** Pull mode: the current diagnostics of `uri`, waiting for a pending or running analysis to finish. */
+  async pull(uri: string): Promise<Diagnostic[]> {
+    const doc = this.documents.get(uri);
+    if (!doc || doc.dir === undefined) return [];
+    const st = this.state(doc.dir);
+    this.pulling.set(uri, (this.pulling.get(uri) ?? 0) + 1);
+    try {
+      // Bounded: under a constant stream of edits, answer with the newest finished analysis.
+      for (let i = 0; i < 5 && st.doneGen !== st.gen && !this.disposed; i++) {
+        if (!st.timer && !st.running) this.start(doc.dir);
+        await new Promise<void>((resolve) => st.waiters.push(resolve));
+      }
+    } finally {
+      const n = (this.pulling.get(uri) ?? 1) - 1;
+      if (n > 0) this.pulling.set(uri, n);
+      else this.pulling.delete(uri);
+    }
+    const current = this.documents.get(uri);
+    if (!current) return [];
+    const diags = this.convert(current, st);
+    this.sent.set(uri, JSON.stringify(diags));
+    return diags;
+  }
+
+  /** Resolves once every directory with open documents has a current analysis (for tests and the bench). */
+  async settled(): Promise<void> {
+    for (const [dir, st] of this.dirs) {
+      while (st.doneGen !== st.gen && this.dirs.get(dir) === st && !this.disposed) {
+        if (!st.timer && !st.running) this.start(dir);
+        await new Promise<void>((resolve) => st.waiters.push(resolve));
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const st of this.dirs.values()) {
+      clearTimeout(st.timer);
+      for (const w of st.waiters.splice(0)) w();
+    }
+    this.dirs.clear();
+  }
+
+  private state(dir: string): DirState {
+    let st = this.dirs.get(dir);
+    if (!st) this.dirs.set(dir, (st = { gen: 1, doneGen: 0, running: false, texts: new Map(), waiters: [] }));
+    return st;
+  }
+
+  private forget(dir: string): void {
+    const st = this.dirs.get(dir);
+    if (!st) return;
+    clearTimeout(st.timer);
+    for (const w of st.waiters.splice(0)) w();
+    this.dirs.delete(dir);
+  }
+
+  private schedule(dir: string, delay: number): void {
+    if (this.disposed) return;
+    const st = this.state(dir);
+    st.gen++;
+    clearTimeout(st.timer);
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      this.start(dir);
+    }, delay);
+  }
+
+  private start(dir: string): void {
+    const st = this.dirs.get(dir);
+    if (!st || this.disposed) return;
+    // A start while running is picked up when the run ends: its gen is then stale.
+    if (st.running) return;
+    st.running = true;
+    void this.run(dir, st).finally(() => {
+      st.running = false;
+      if (this.dirs.get(dir) === st && st.doneGen !== st.gen && !st.timer) this.start(dir);
+    });
+  }
+
+  private async run(dir: string, st: DirState): Promise<void> {
+    const gen = st.gen;
+    const texts = new Map<string, string>();
+    for (const d of this.documents.inDirectory(dir)) if (d.path !== undefined) texts.set(d.path, d.text);
+    const t0 = performance.now();
+    let results: DirectoryAnalysis | undefined;
+    let failure: string | undefined;
+    try {
+      results = await this.engine.analyzeDirectory(dir, texts);
+    } catch (e) {
+      failure = describeError(e);
+      this.log.error(`analysis of ${dir} failed: ${failure}`);
+    }
+    const durationMs = Math.round((performance.now() - t0) * 10) / 10;
+    if (this.disposed || this.dirs.get(dir) !== st) return;
+    let count = 0;
+    if (results) for (const l of results.diagnostics.values()) count += l.length;
+    this.sink.status({ directory: dir, durationMs, diagnostics: count + (results?.general.length ?? 0), failure });
+    if (st.gen !== gen) return; // overtaken by an edit; a newer analysis is scheduled
+    if (results) {
+      st.results = results;
+      st.texts = texts;
+    }
+    st.doneGen = gen;
+    this.deliver(dir, st);
+    for (const w of st.waiters.splice(0)) w();
+  }
+
+  private deliver(dir: string, st: DirState): void {
+    let stale = false;
+    for (const doc of this.documents.inDirectory(dir)) {
+      const diags = this.convert(doc, st);
+      const key = JSON.stringify(diags);
+      if (this.sent.get(doc.uri) === key) continue;
+      if (this.pullMode) {
+        // Only documents the client already pulled are known to be stale; the rest will be pulled anyway.
+        if (this.sent.has(doc.uri) && !this.pulling.has(doc.uri)) stale = true;
+      } else {
+        this.sent.set(doc.uri, key);
+        this.sink.publish(doc.uri, diags, doc.version);
+      }
+    }
+    if (stale) this.sink.refresh();
+  }
+
+  private convert(doc: OpenDocument, st: DirState): Diagnostic[] {
+    if (!st.results || doc.path === undefined) return [];
+    const own: EngineDiagnostic[] = st.results.diagnostics.get(doc.path) ?? [];
+    const all = st.results.general.length ? [...own, ...st.results.general] : own;
+    if (all.length === 0) return [];
+    const text = st.texts.get(doc.path);
+    const index = text === undefined || text === doc.text ? doc.lines : new LineIndex(text);
+    return all.map((d) => toLspDiagnostic(d, index));
+  }
+}

@@ -1,0 +1,147 @@
+// Language-server tests over a real connection: dist/server.js over stdio, driven by TestClient.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { DocumentSymbol, TextEdit } from 'vscode-languageserver-protocol';
+import { TestClient } from './client';
+
+function workspace(files: Record<string, string> = {}): { dir: string; uri(name: string): string; done(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-lsp-'));
+  for (const [n, t] of Object.entries(files)) writeFileSync(join(dir, n), t);
+  return { dir, uri: (n) => pathToFileURL(join(dir, n)).href, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const BROKEN = 'variable "x" {\n  default = "😀" +\n}\n';
+
+test('a syntax error is published with its range, and cleared when the edit fixes it', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    const init = await c.initialize();
+    assert.equal(init.capabilities.diagnosticProvider, undefined, 'a client without pull support gets pushed diagnostics');
+    const uri = ws.uri('main.tf');
+    await c.open(uri, BROKEN);
+    const first = await c.waitFor('diagnostics for main.tf', () => {
+      const p = c.latest(uri);
+      return p && p.diagnostics.length > 0 ? p : undefined;
+    });
+    assert.equal(first.version, 1);
+    const d = first.diagnostics[0];
+    assert.equal(d.severity, 1);
+    assert.equal(d.source, 'foresight');
+    assert.match(String(d.message), /expression|syntax|Missing/i);
+    // The error is at the end of the `+` operand, line 3 ("}") in 0-based line 2 or the end of line 1.
+    assert.ok(d.range.start.line === 1 || d.range.start.line === 2, JSON.stringify(d.range));
+
+    // Replace `+` (0-based line 1, UTF-16 columns 17..18 after the two-unit emoji) with nothing.
+    assert.equal(BROKEN.split('\n')[1].indexOf('+'), 17);
+    await c.change(uri, 2, [{ range: { start: { line: 1, character: 16 }, end: { line: 1, character: 18 } }, text: '' }]);
+    const cleared = await c.waitFor('cleared diagnostics', () => {
+      const p = c.latest(uri);
+      return p && p.version === 2 ? p : undefined;
+    });
+    assert.deepEqual(cleared.diagnostics, []);
+    assert.ok(c.alive);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('only documents whose diagnostics changed are republished', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const a = ws.uri('a.tf');
+    const b = ws.uri('b.tf');
+    await c.open(a, 'locals {\n  a = 1\n}\n');
+    await c.open(b, BROKEN);
+    await c.waitFor('b has diagnostics', () => (c.latest(b)?.diagnostics.length ?? 0) > 0);
+    await c.waitFor('a published', () => c.latest(a));
+    const before = c.published.filter((p) => p.uri === b).length;
+    const statuses = c.statuses.length;
+    await c.change(a, 2, [{ range: { start: { line: 1, character: 6 }, end: { line: 1, character: 7 } }, text: '2' }]);
+    await c.waitFor('the edit was analysed', () => c.statuses.length > statuses);
+    assert.equal(c.published.filter((p) => p.uri === b).length, before, 'b is not republished');
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('pull diagnostics answer textDocument/diagnostic when the client supports them', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    const init = await c.initialize({ textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } });
+    assert.ok(init.capabilities.diagnosticProvider);
+    const uri = ws.uri('main.tf');
+    await c.open(uri, BROKEN);
+    const r = await c.request<{ kind: string; items: { message: string }[] }>('textDocument/diagnostic', { textDocument: { uri } });
+    assert.equal(r.kind, 'full');
+    assert.ok(r.items.length > 0);
+    await c.change(uri, 2, [{ text: 'variable "x" {}\n' }]);
+    const r2 = await c.request<{ items: unknown[] }>('textDocument/diagnostic', { textDocument: { uri } });
+    assert.deepEqual(r2.items, []);
+    assert.equal(c.published.length, 0, 'nothing is pushed in pull mode');
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('document symbols outline the blocks with their labels', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const uri = ws.uri('main.tf');
+    await c.open(uri, 'resource "terraform_data" "x" {\n  input = 1\n  lifecycle {\n  }\n}\n\nvariable "v" {}\n');
+    const syms = await c.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri } });
+    assert.deepEqual(
+      syms.map((s) => [s.name, s.range.start.line, s.range.end.line]),
+      [
+        ['resource "terraform_data" "x"', 0, 4],
+        ['variable "v"', 6, 6],
+      ],
+    );
+    assert.deepEqual(
+      syms[0].children?.map((s) => s.name),
+      ['input', 'lifecycle'],
+    );
+    assert.deepEqual(syms[0].selectionRange, { start: { line: 0, character: 0 }, end: { line: 0, character: 29 } });
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('the server survives bad input and keeps answering', async () => {
+  const ws = workspace({ 'disk.tf': 'locals {\n' });
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const uri = ws.uri('main.tf');
+    await c.change(ws.uri('never-opened.tf'), 5, [{ text: 'x' }]);
+    await c.open(uri, '\u0000\uffff\ud800{{{{ "${' + '['.repeat(5000));
+    await c.change(uri, 2, [{ range: { start: { line: 99, character: 99 }, end: { line: 120, character: 0 } }, text: '}}}' }]);
+    await c.open('untitled:Untitled-1', 'resource "a" {');
+    const syms = await c.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri } });
+    assert.ok(Array.isArray(syms));
+    await c.waitFor('diagnostics for the garbage document', () => c.latest(uri));
+    const edits = await c.request<TextEdit[] | null>('textDocument/formatting', {
+      textDocument: { uri },
+      options: { tabSize: 2, insertSpaces: true },
+    });
+    assert.ok(edits === null || Array.isArray(edits));
+    assert.ok(c.alive);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
