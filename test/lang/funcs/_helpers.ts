@@ -6,7 +6,7 @@ import * as T from '../../../server/lang/types';
 import { Value } from '../../../server/lang/value';
 import type { FuncSpec, FuncContext } from '../../../server/lang/funcs/function';
 import { FuncArgError, FuncError } from '../../../server/lang/funcs/function';
-import { convert } from '../../../server/lang/funcs/_util';
+import { ConvertError, convert } from '../../../server/lang/funcs/_util';
 
 export type JS = string | number | boolean | null | Value | JS[] | { [k: string]: JS };
 
@@ -36,7 +36,12 @@ export function call(fns: Record<string, FuncSpec>, name: string, ...xs: JS[]): 
       const p = i < spec.params.length ? spec.params[i] : spec.varParam!;
       if (a.isNull && !p.allowNull) throw new FuncArgError(i, 'argument must not be null');
       if (p.type.kind === 'dynamic') return a;
-      return convert(a, p.type);
+      try {
+        return convert(a, p.type);
+      } catch (e) {
+        if (e instanceof ConvertError) throw new FuncArgError(i, e.message);
+        throw e;
+      }
     });
     if (spec.type) spec.type(conv, ctx);
     return spec.impl(conv, ctx).toString();
