@@ -575,7 +575,7 @@ export const functions: Record<string, FuncSpec> = {
         }
         return d.markWith(marks);
       }
-      throw new FuncError(`lookup failed to find key ${km.has('sensitive') ? '(sensitive value)' : key}`);
+      throw new FuncError(`lookup failed to find key ${km.has('sensitive') ? '(sensitive value)' : goQuote(key)}`);
     },
   }),
   matchkeys: fn({

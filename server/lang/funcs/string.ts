@@ -29,6 +29,14 @@ function goLower(c: string): string {
   return c.toLowerCase();
 }
 
+/** Letters whose title case differs from their upper case (Unicode digraphs). */
+const TITLE_CASE: Record<string, string> = {
+  '\u01c4': '\u01c5', '\u01c5': '\u01c5', '\u01c6': '\u01c5',
+  '\u01c7': '\u01c8', '\u01c8': '\u01c8', '\u01c9': '\u01c8',
+  '\u01ca': '\u01cb', '\u01cb': '\u01cb', '\u01cc': '\u01cb',
+  '\u01f1': '\u01f2', '\u01f2': '\u01f2', '\u01f3': '\u01f2',
+};
+
 function goTitle(s: string): string {
   // strings.Title: upper-case letters that follow a separator.
   const isSeparator = (c: string): boolean => {
@@ -44,7 +52,7 @@ function goTitle(s: string): string {
   let out = '';
   for (const c of s) {
     if (isSeparator(prev)) {
-      const u = c.toUpperCase();
+      const u = TITLE_CASE[c] ?? c.toUpperCase();
       out += [...u].length === 1 ? u : c;
     } else out += c;
     prev = c;

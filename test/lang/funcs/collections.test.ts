@@ -100,6 +100,7 @@ test('keys, values, length, lookup', () => {
   assert.equal(c('lookup', [1], 0, 1), 'ERR arg inputMap: lookup() requires a map as the first argument');
   assert.equal(c('lookup', {}, 'a', null), 'null(dynamic)');
   assert.equal(c('lookup', map({ a: 'x' }), 'a', 'default'), '"x"');
+  assert.equal(c('lookup', map({ a: 1 }), 'b'), 'ERR call: lookup failed to find key "b"');
 });
 
 test('matchkeys, merge', () => {

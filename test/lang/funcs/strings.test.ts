@@ -18,6 +18,7 @@ test('case functions', () => {
   assert.equal(c('lower', 'HÉLLO'), s('héllo'));
   assert.equal(c('title', 'hello-world foo_bar'), s('Hello-World Foo_bar'));
   assert.equal(c('title', 'ÉCOLE école'), s('ÉCOLE École'));
+  assert.equal(c('title', '\u01c6a hello'), s('\u01c5a Hello'));
 });
 
 test('chomp, trim family', () => {
@@ -69,6 +70,7 @@ test('substr and strrev use grapheme clusters', () => {
   assert.equal(c('substr', 'hello', -10, 2), s('he'));
   assert.equal(c('substr', 'e\u0301x', 0, 1), s('e\u0301'.normalize('NFC')));
   assert.equal(c('substr', 'hello', 5, 1), s(''));
+  assert.equal(c('substr', 'hello', -3, 0), s('llo'));
   assert.equal(
     c('substr', 'hello', 1.7, 2),
     'ERR call: value must be a whole number, between -9223372036854775808 and 9223372036854775807',
@@ -114,6 +116,7 @@ test('format verbs', () => {
   assert.equal(c('format', '%010.3f', -3.5), s('-00003.500'));
   assert.equal(c('format', '%x', -255), s('-ff'));
   assert.equal(c('format', '%5t|', true), s('true|'));
+  assert.equal(c('format', '%-05d|%-05s|', 3, 'a'), s('3    |a0000|'));
   assert.equal(c('format', '%e', 0), s('0.000000e+00'));
   assert.equal(c('format', '%v', { a: [1, 'x', null] }), s('{"a":[1,"x",null]}'));
 });
