@@ -1,0 +1,327 @@
+// Static checks that Terraform's validate walk performs after the configuration loaded cleanly: references
+// to undeclared variables, locals, resources, modules and outputs (with "Did you mean" suggestions as
+// Terraform's didyoumean.NameSuggestion), invalid reference forms, misuse of count/each/self, and
+// reference cycles between locals, resources, outputs and module calls ("Cycle: local.a, local.b").
+// Siblings: load.ts builds the Module; validate.ts runs these checks only when loading had no errors.
+
+import type { Diagnostic } from '../diags/diagnostic';
+import { error } from '../diags/diagnostic';
+import type { Expression, Reference } from './hclbody';
+import type { Module, Resource } from './model';
+import { resourceKey } from './model';
+import { nameSuggestion } from './load';
+
+interface Scope {
+  /** Whether count / each / self are available. */
+  count: boolean;
+  each: boolean;
+  self: boolean;
+  /** Extra symbols bound here (dynamic block iterators). */
+  extra?: Set<string>;
+}
+
+function displayAddr(mod: Module): string {
+  return mod.path === '' ? 'the root module' : mod.path;
+}
+
+function sortedKeys(m: Map<string, unknown>): string[] {
+  return [...m.keys()].sort();
+}
+
+/** Checks one reference; pushes diagnostics. Returns the graph node it points at, if any. */
+function checkRef(mod: Module, ref: Reference, scope: Scope, diags: Diagnostic[]): string | undefined {
+  const attr = (i: number) => (ref.steps[i]?.kind === 'attr' ? (ref.steps[i] as { name: string }).name : undefined);
+  switch (ref.root) {
+    case 'var': {
+      const name = attr(0);
+      if (name === undefined) {
+        diags.push(error('Invalid reference', 'The "var" object cannot be accessed directly. Instead, access one of its attributes.', ref.range));
+        return undefined;
+      }
+      if (!mod.variables.has(name)) {
+        const s = nameSuggestion(name, sortedKeys(mod.variables));
+        diags.push(
+          error(
+            'Reference to undeclared input variable',
+            `An input variable with the name "${name}" has not been declared.${s ? ` Did you mean "${s}"?` : ` This variable can be declared with a variable "${name}" {} block.`}`,
+            ref.range,
+          ),
+        );
+      }
+      return undefined;
+    }
+    case 'local': {
+      const name = attr(0);
+      if (name === undefined) {
+        diags.push(error('Invalid reference', 'The "local" object cannot be accessed directly. Instead, access one of its attributes.', ref.range));
+        return undefined;
+      }
+      if (!mod.locals.has(name)) {
+        const s = nameSuggestion(name, sortedKeys(mod.locals));
+        diags.push(
+          error('Reference to undeclared local value', `A local value with the name "${name}" has not been declared.${s ? ` Did you mean "${s}"?` : ''}`, ref.range),
+        );
+        return undefined;
+      }
+      return `local.${name}`;
+    }
+    case 'module': {
+      const name = attr(0);
+      if (name === undefined) {
+        diags.push(error('Invalid reference', 'The "module" object cannot be accessed directly. Instead, access one of its attributes.', ref.range));
+        return undefined;
+      }
+      const call = mod.moduleCalls.get(name);
+      if (!call) {
+        const s = nameSuggestion(name, sortedKeys(mod.moduleCalls));
+        diags.push(
+          error('Reference to undeclared module', `No module call named "${name}" is declared in ${displayAddr(mod)}.${s ? ` Did you mean "${s}"?` : ''}`, ref.range),
+        );
+        return undefined;
+      }
+      const out = attr(1);
+      if (out !== undefined && call.module && !call.module.outputs.has(out) && !call.count && !call.forEach) {
+        diags.push(
+          error(
+            'Unsupported attribute',
+            `This object does not have an attribute named "${out}".`,
+            { ...ref.range, start: ref.steps[1].range.start },
+          ),
+        );
+      }
+      return `module.${name}`;
+    }
+    case 'count':
+      if (attr(0) !== 'index') {
+        diags.push(error('Invalid "count" attribute', `The "count" object does not have an attribute named "${attr(0) ?? ''}". The only supported attribute is count.index, which is the index of each instance of a resource block that has the "count" argument set.`, ref.range));
+        return undefined;
+      }
+      if (!scope.count)
+        diags.push(
+          error(
+            'Reference to "count" in non-counted context',
+            'The "count" object can only be used in "module", "resource", and "data" blocks, and only when the "count" argument is set.',
+            ref.range,
+          ),
+        );
+      return undefined;
+    case 'each':
+      if (!scope.each)
+        diags.push(
+          error(
+            'Reference to "each" in context without for_each',
+            'The "each" object can be used only in "module" or "resource" blocks, and only when the "for_each" argument is set.',
+            ref.range,
+          ),
+        );
+      return undefined;
+    case 'self':
+      if (!scope.self)
+        diags.push(error('Invalid "self" reference', 'The "self" object is not available in this context. This object can be used only in resource provisioner, connection, and postcondition blocks.', ref.range));
+      return undefined;
+    case 'path':
+    case 'terraform':
+      return undefined;
+    case 'data': {
+      const type = attr(0);
+      const name = attr(1);
+      if (type === undefined || name === undefined) {
+        diags.push(error('Invalid reference', 'The "data" object must be followed by two attribute names: the data source type and the resource name.', ref.range));
+        return undefined;
+      }
+      return checkResourceRef(mod, { mode: 'data', type, name }, ref, diags);
+    }
+    case 'resource': {
+      const type = attr(0);
+      const name = attr(1);
+      if (type === undefined || name === undefined) {
+        diags.push(error('Invalid reference', 'The "resource" object must be followed by two attribute names: the resource type and the resource name.', ref.range));
+        return undefined;
+      }
+      return checkResourceRef(mod, { mode: 'managed', type, name }, ref, diags);
+    }
+    default: {
+      if (scope.extra?.has(ref.root)) return undefined;
+      const name = attr(0);
+      if (name === undefined) {
+        diags.push(
+          error(
+            'Invalid reference',
+            'A reference to a resource type must be followed by at least one attribute access, specifying the resource name.',
+            ref.range,
+          ),
+        );
+        return undefined;
+      }
+      return checkResourceRef(mod, { mode: 'managed', type: ref.root, name }, ref, diags);
+    }
+  }
+}
+
+function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: string; name: string }, ref: Reference, diags: Diagnostic[]): string | undefined {
+  const key = resourceKey(addr);
+  const found = mod.resources.find((r) => resourceKey(r) === key) ?? mod.checks.flatMap((c) => c.data).find((r) => resourceKey(r) === key);
+  if (!found) {
+    let sugg = '';
+    if (addr.mode === 'managed' && mod.resources.some((r) => r.mode === 'data' && r.type === addr.type && r.name === addr.name))
+      sugg = `\n\nDid you mean the data resource data.${addr.type}.${addr.name}?`;
+    diags.push(
+      error(
+        'Reference to undeclared resource',
+        `A ${addr.mode === 'data' ? 'data' : 'managed'} resource "${addr.type}" "${addr.name}" has not been declared in ${displayAddr(mod)}.${sugg}`,
+        ref.range,
+      ),
+    );
+    return undefined;
+  }
+  const off = addr.mode === 'data' || ref.root === 'resource' ? 2 : 1;
+  const next = ref.steps[off];
+  if (found.count && next && next.kind === 'attr') {
+    diags.push(
+      error(
+        'Missing resource instance key',
+        `Because ${key} has "count" set, its attributes must be accessed on specific instances.\n\nFor example, to correlate with indices of a referring resource, use:\n    ${key}[count.index]`,
+        ref.range,
+      ),
+    );
+  } else if (found.forEach && next && next.kind === 'attr') {
+    diags.push(
+      error(
+        'Missing resource instance key',
+        `Because ${key} has "for_each" set, its attributes must be accessed on specific instances.\n\nFor example, to correlate with indices of a referring resource, use:\n    ${key}[each.key]`,
+        ref.range,
+      ),
+    );
+  } else if (!found.count && !found.forEach && next && next.kind === 'index') {
+    diags.push(
+      error(
+        'Unexpected resource instance key',
+        `Because ${key} does not have "count" or "for_each" set, references to it must not include an index key. Remove the bracketed index to refer to the single instance of this resource.`,
+        ref.range,
+      ),
+    );
+  }
+  return key;
+}
+
+function exprsOfBody(b: Resource['config']): Expression[] {
+  const out: Expression[] = [];
+  for (const a of b.attributes) out.push(a.expr);
+  for (const blk of b.blocks) out.push(...exprsOfBody(blk.body));
+  return out;
+}
+
+/** Runs reference checks and cycle detection over a module and its loaded children. */
+export function checkModule(mod: Module): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  const edges = new Map<string, Set<string>>();
+  const order: string[] = [];
+  const node = (n: string) => {
+    if (!edges.has(n)) {
+      edges.set(n, new Set());
+      order.push(n);
+    }
+    return edges.get(n)!;
+  };
+  const visit = (from: string | undefined, exprs: (Expression | undefined)[], scope: Scope) => {
+    const deps = from ? node(from) : undefined;
+    for (const e of exprs) {
+      if (!e) continue;
+      for (const r of e.refs) {
+        const to = checkRef(mod, r, scope, diags);
+        if (to && deps && to !== from) deps.add(to);
+        if (to && deps && to === from && from.startsWith('local.')) deps.add(to);
+      }
+    }
+  };
+  const none: Scope = { count: false, each: false, self: false };
+  for (const v of mod.variables.values()) {
+    for (const val of v.validations) visit(undefined, [val.condition, val.errorMessage], none);
+  }
+  for (const l of mod.locals.values()) visit(`local.${l.name}`, [l.expr], none);
+  for (const r of mod.resources) {
+    const key = resourceKey(r);
+    const scope: Scope = { count: !!r.count, each: !!r.forEach, self: false, extra: new Set(r.dynamic.map((d) => d.iterator ?? d.blockType)) };
+    visit(key, [r.count, r.forEach], none);
+    visit(key, exprsOfBody(r.config), scope);
+    if (r.dependsOn) visit(key, [r.dependsOn], none);
+    if (r.lifecycle) {
+      for (const c of r.lifecycle.preconditions) visit(key, [c.condition, c.errorMessage], scope);
+      for (const c of r.lifecycle.postconditions) visit(key, [c.condition, c.errorMessage], { ...scope, self: true });
+    }
+  }
+  for (const o of mod.outputs.values()) {
+    visit(`output.${o.name}`, [o.value, o.dependsOn], none);
+    for (const c of o.preconditions) visit(`output.${o.name}`, [c.condition, c.errorMessage], none);
+  }
+  for (const m of mod.moduleCalls.values()) {
+    const scope: Scope = { count: !!m.count, each: !!m.forEach, self: false };
+    visit(`module.${m.name}`, [m.count, m.forEach], none);
+    visit(`module.${m.name}`, [...m.arguments.values()], scope);
+    if (m.module) {
+      for (const [arg, range] of m.argumentRanges) {
+        if (!m.module.variables.has(arg))
+          diags.push(
+            error(
+              'Unsupported argument',
+              `An argument named "${arg}" is not expected here.`,
+              range,
+            ),
+          );
+      }
+      for (const v of m.module.variables.values()) {
+        if (!v.default && v.nullable !== false && !m.arguments.has(v.name))
+          diags.push(
+            error('Missing required argument', `The argument "${v.name}" is required, but no definition was found.`, m.declRange),
+          );
+      }
+    }
+  }
+  for (const c of mod.checks) for (const a of c.asserts) visit(undefined, [a.condition, a.errorMessage], none);
+  // Terraform builds the graph (and finds cycles) before it evaluates references: a cycle is the only error.
+  const cyc = findCycle(edges, order);
+  if (cyc) return [error(`Cycle: ${cyc.map(nodeName).join(', ')}`)];
+  for (const m of mod.moduleCalls.values()) if (m.module) diags.push(...checkModule(m.module));
+  return diags;
+}
+
+function nodeName(n: string): string {
+  if (n.startsWith('local.') || n.startsWith('output.') || n.startsWith('module.')) return `${n} (expand)`;
+  return n;
+}
+
+/** The first strongly connected component with more than one node (or a self loop), nodes sorted. */
+function findCycle(edges: Map<string, Set<string>>, order: string[]): string[] | undefined {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  let found: string[] | undefined;
+  const strong = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!edges.has(w)) continue;
+      if (!idx.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (!found && (comp.length > 1 || edges.get(v)?.has(v))) found = comp.sort();
+    }
+  };
+  for (const v of order) if (!idx.has(v)) strong(v);
+  return found;
+}

@@ -1,0 +1,318 @@
+// Generic HCL structure built from a tree-sitter tree: bodies of attributes and blocks with exact ranges,
+// before any Terraform meaning is applied (load.ts applies it, like HCL's Body.Content with a schema).
+// Expressions are kept as source text + range + the static references (traversals) they contain, so the
+// tree can be deleted right after loading; parse.ts (server/lang) turns the same node into an AST.
+
+import type { Range } from '../diags/diagnostic';
+import type { SyntaxNode } from '../syntax/treesitter';
+import { SourceText } from './source';
+
+/** A step of a static reference: `.name` or `[literal]`. */
+export type RefStep = { kind: 'attr'; name: string; range: Range } | { kind: 'index'; key: string | number; range: Range };
+
+/** A static reference found in an expression (`var.x`, `aws_instance.a[0].id`), HCL's hcl.Traversal. */
+export interface Reference {
+  root: string;
+  rootRange: Range;
+  steps: RefStep[];
+  /** The whole static traversal (root and literal steps). */
+  range: Range;
+}
+
+export interface Expression {
+  /** UTF-16 offset of the expression in its file's text. */
+  offset: number;
+  range: Range;
+  /** The expression's source text. */
+  text: string;
+  /** Static references, in source order, excluding `for` iteration symbols. */
+  refs: Reference[];
+  /** Coarse kind of the expression's syntax, enough for static checks. */
+  shape: 'literal' | 'string' | 'template' | 'tuple' | 'object' | 'traversal' | 'call' | 'other';
+  /** For `tuple` shapes: the elements; for `object` shapes: keys and values. */
+  elems?: Expression[];
+  items?: { key: Expression; value: Expression }[];
+  /** Name of the function for `call` shapes, and arguments. */
+  callName?: string;
+  args?: Expression[];
+  /** For shape 'literal'/'string' without interpolation: the literal value. */
+  literal?: string | number | boolean | null;
+}
+
+export interface Attribute {
+  name: string;
+  nameRange: Range;
+  expr: Expression;
+  /** From the name to the end of the expression. */
+  range: Range;
+}
+
+export interface Block {
+  type: string;
+  typeRange: Range;
+  labels: string[];
+  labelRanges: Range[];
+  openBraceRange: Range;
+  /** The whole block. */
+  range: Range;
+  /** Type and labels ("resource "a" "b""), the block's context range. */
+  defRange: Range;
+  body: Body;
+}
+
+export interface Body {
+  attributes: Attribute[];
+  blocks: Block[];
+  range: Range;
+  /** Range just before the closing brace (HCL's MissingItemRange for a block body). */
+  endRange: Range;
+}
+
+/** Builds the generic body of a parsed file (root node `config_file`). Nodes with errors are skipped. */
+export function bodyFromTree(root: SyntaxNode, src: SourceText): Body {
+  const bodyNode = root.namedChildren.find((c) => c?.type === 'body') ?? null;
+  const end = src.range(src.text.length, src.text.length);
+  if (!bodyNode) return { attributes: [], blocks: [], range: src.range(0, src.text.length), endRange: end };
+  const b = bodyFromNode(bodyNode, src);
+  b.range = src.range(0, src.text.length);
+  b.endRange = end;
+  return b;
+}
+
+function bodyFromNode(node: SyntaxNode, src: SourceText): Body {
+  const attributes: Attribute[] = [];
+  const blocks: Block[] = [];
+  for (const c of node.namedChildren) {
+    if (!c) continue;
+    if (c.type === 'attribute') {
+      const id = c.namedChildren.find((x) => x?.type === 'identifier');
+      const e = c.namedChildren.find((x) => x?.type === 'expression');
+      if (!id || !e) continue;
+      const expr = expressionFromNode(e, src);
+      attributes.push({ name: id.text, nameRange: nodeRange(id, src), expr, range: src.range(c.startIndex, e.endIndex) });
+    } else if (c.type === 'block') {
+      const blk = blockFromNode(c, src);
+      if (blk) blocks.push(blk);
+    }
+  }
+  return { attributes, blocks, range: nodeRange(node, src), endRange: src.range(node.endIndex, node.endIndex) };
+}
+
+function blockFromNode(c: SyntaxNode, src: SourceText): Block | undefined {
+  const kids = c.children.filter((x): x is SyntaxNode => !!x);
+  const id = kids[0];
+  if (!id || id.type !== 'identifier') return undefined;
+  const labels: string[] = [];
+  const labelRanges: Range[] = [];
+  let open: SyntaxNode | undefined;
+  let body: SyntaxNode | undefined;
+  let close: SyntaxNode | undefined;
+  for (const k of kids.slice(1)) {
+    if (k.type === 'string_lit') {
+      labels.push(stringLitValue(k));
+      labelRanges.push(nodeRange(k, src));
+    } else if (k.type === 'identifier' && !open) {
+      labels.push(k.text);
+      labelRanges.push(nodeRange(k, src));
+    } else if (k.type === 'block_start') open = k;
+    else if (k.type === 'body') body = k;
+    else if (k.type === 'block_end') close = k;
+  }
+  if (!open) return undefined;
+  const openRange = nodeRange(open, src);
+  const lastHeader = labelRanges.length ? labelRanges[labelRanges.length - 1] : nodeRange(id, src);
+  const b: Body = body
+    ? bodyFromNode(body, src)
+    : { attributes: [], blocks: [], range: openRange, endRange: openRange };
+  b.range = src.range(open.startIndex, (close ?? c).endIndex);
+  const closeStart = close && !close.isMissing ? close.startIndex : c.endIndex;
+  b.endRange = src.range(closeStart, closeStart);
+  return {
+    type: id.text,
+    typeRange: nodeRange(id, src),
+    labels,
+    labelRanges,
+    openBraceRange: openRange,
+    range: nodeRange(c, src),
+    defRange: { filename: src.filename, start: nodeRange(id, src).start, end: lastHeader.end },
+    body: b,
+  };
+}
+
+export function nodeRange(n: SyntaxNode, src: SourceText): Range {
+  return src.range(n.startIndex, n.endIndex);
+}
+
+/** The value of a `string_lit` node (a quoted string without interpolation), with escapes applied. */
+export function stringLitValue(n: SyntaxNode): string {
+  let out = '';
+  for (const c of n.namedChildren) {
+    if (!c) continue;
+    if (c.type === 'template_literal') out += c.text;
+    else if (c.type === 'escape_sequence') out += unescape(c.text);
+  }
+  return out;
+}
+
+function unescape(s: string): string {
+  switch (s) {
+    case '\\n':
+      return '\n';
+    case '\\r':
+      return '\r';
+    case '\\t':
+      return '\t';
+    case '\\"':
+      return '"';
+    case '\\\\':
+      return '\\';
+    case '$${':
+      return '${';
+    case '%%{':
+      return '%{';
+  }
+  if (s.startsWith('\\u') || s.startsWith('\\U')) return String.fromCodePoint(parseInt(s.slice(2), 16));
+  return s;
+}
+
+/** Builds an Expression from an `expression` node (or any expression-like node). */
+export function expressionFromNode(n: SyntaxNode, src: SourceText): Expression {
+  const refs: Reference[] = [];
+  collectRefs(n, src, new Set(), refs);
+  const e: Expression = { offset: n.startIndex, range: nodeRange(n, src), text: n.text, refs, shape: 'other' };
+  const inner = unwrap(n);
+  if (!inner) return e;
+  switch (inner.type) {
+    case 'literal_value': {
+      const v = inner.namedChildren[0];
+      if (v?.type === 'string_lit') {
+        e.shape = 'string';
+        e.literal = stringLitValue(v);
+      } else if (v?.type === 'numeric_lit') {
+        e.shape = 'literal';
+        e.literal = Number(v.text);
+      } else if (v?.type === 'bool_lit') {
+        e.shape = 'literal';
+        e.literal = v.text === 'true';
+      } else if (v?.type === 'null_lit') {
+        e.shape = 'literal';
+        e.literal = null;
+      }
+      break;
+    }
+    case 'template_expr':
+      e.shape = 'template';
+      break;
+    case 'tuple':
+      e.shape = 'tuple';
+      e.elems = inner.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src));
+      break;
+    case 'object':
+      e.shape = 'object';
+      e.items = inner.namedChildren
+        .filter((x): x is SyntaxNode => x?.type === 'object_elem')
+        .map((el) => {
+          const k = el.childForFieldName('key');
+          const v = el.childForFieldName('val');
+          return { key: expressionFromNode(k!, src), value: expressionFromNode(v!, src) };
+        })
+        .filter((x) => x.key && x.value);
+      break;
+    case 'function_call': {
+      e.shape = 'call';
+      e.callName = inner.namedChildren[0]?.text;
+      const args = inner.namedChildren.find((x) => x?.type === 'function_arguments');
+      e.args = args ? args.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src)) : [];
+      break;
+    }
+    case 'variable_expr':
+      e.shape = 'traversal';
+      break;
+  }
+  return e;
+}
+
+/** The single meaningful child of an expression node: the node itself when it is not an `expression`. */
+function unwrap(n: SyntaxNode): SyntaxNode | undefined {
+  let cur = n;
+  for (;;) {
+    if (cur.type !== 'expression') return cur;
+    const kids = cur.namedChildren.filter((x): x is SyntaxNode => !!x && x.type !== 'comment');
+    if (kids.length === 1) {
+      cur = kids[0];
+      continue;
+    }
+    if (kids.length > 1 && kids[0].type === 'variable_expr' && kids.slice(1).every((k) => k.type === 'get_attr' || k.type === 'index'))
+      return kids[0];
+    // parenthesised: "(" expression ")"
+    if (cur.childCount === 3 && cur.child(0)?.type === '(' && kids.length === 1) {
+      cur = kids[0];
+      continue;
+    }
+    return undefined;
+  }
+}
+
+function collectRefs(n: SyntaxNode, src: SourceText, bound: Set<string>, out: Reference[]): void {
+  if (n.type === 'for_tuple_expr' || n.type === 'for_object_expr') {
+    const intro = n.namedChildren.find((x) => x?.type === 'for_intro');
+    const names = new Set(bound);
+    if (intro) {
+      const ids = intro.namedChildren.filter((x): x is SyntaxNode => x?.type === 'identifier');
+      const coll = intro.namedChildren.find((x) => x?.type === 'expression');
+      if (coll) collectRefs(coll, src, bound, out);
+      for (const id of ids) names.add(id.text);
+    }
+    for (const c of n.namedChildren) if (c && c.type !== 'for_intro') collectRefs(c, src, names, out);
+    return;
+  }
+  // A traversal lives in a node whose children are variable_expr followed by get_attr/index/splat steps.
+  const kids = n.namedChildren.filter((x): x is SyntaxNode => !!x);
+  for (let i = 0; i < kids.length; i++) {
+    const k = kids[i];
+    if (k.type === 'variable_expr') {
+      const root = k.text;
+      const steps: RefStep[] = [];
+      let end = k.endIndex;
+      let j = i + 1;
+      for (; j < kids.length; j++) {
+        const s = kids[j];
+        if (s.type === 'get_attr') {
+          const id = s.namedChildren.find((x) => x?.type === 'identifier');
+          if (!id) break;
+          steps.push({ kind: 'attr', name: id.text, range: nodeRange(s, src) });
+          end = s.endIndex;
+        } else if (s.type === 'index') {
+          const key = literalIndexKey(s);
+          if (key === undefined) break;
+          steps.push({ kind: 'index', key, range: nodeRange(s, src) });
+          end = s.endIndex;
+        } else break;
+      }
+      if (!bound.has(root)) out.push({ root, rootRange: nodeRange(k, src), steps, range: src.range(k.startIndex, end) });
+      continue;
+    }
+    collectRefs(k, src, bound, out);
+  }
+}
+
+function literalIndexKey(s: SyntaxNode): string | number | undefined {
+  const inner = s.namedChildren[0];
+  if (!inner) return undefined;
+  if (inner.type === 'legacy_index') return Number(inner.text.slice(1));
+  const e = inner.namedChildren.find((x) => x?.type === 'expression');
+  if (!e) return undefined;
+  const lit = e.namedChildren.length === 1 ? e.namedChildren[0] : null;
+  if (lit?.type !== 'literal_value') return undefined;
+  const v = lit.namedChildren[0];
+  if (v?.type === 'numeric_lit') return Number(v.text);
+  if (v?.type === 'string_lit') return stringLitValue(v);
+  return undefined;
+}
+
+/** HCL's traversal text: root.attr[0]["k"]. */
+export function refString(r: Reference): string {
+  let s = r.root;
+  for (const st of r.steps) s += st.kind === 'attr' ? `.${st.name}` : typeof st.key === 'number' ? `[${st.key}]` : `[${JSON.stringify(st.key)}]`;
+  return s;
+}

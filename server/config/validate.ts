@@ -1,0 +1,53 @@
+// The single entry point for syntax + static diagnostics of a module directory, used by the language
+// server and the CLI (`foresight validate`). Mirrors `terraform validate`: loading errors (syntax,
+// structure) first; reference checks and cycles only when the configuration loaded without errors.
+// Siblings: load.ts (reading and decoding), checks.ts (references, cycles), model.ts (the result).
+
+import { statSync } from 'node:fs';
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import { error, hasErrors } from '../diags/diagnostic';
+import { checkModule } from './checks';
+import { loadModuleTree } from './load';
+import type { Module } from './model';
+
+export interface ValidateResult {
+  diagnostics: Diagnostic[];
+  /** Source text by the file name used in diagnostics (relative to the validated directory). */
+  sources: Map<string, string>;
+  /** Context of a range for snippets: the top-level block containing it (`resource "a" "b"`). */
+  contextOf(r: Range): string | undefined;
+  module?: Module;
+}
+
+export async function validateDirectory(dir: string, opts?: { overlays?: Map<string, string> }): Promise<ValidateResult> {
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir)
+    return {
+      diagnostics: [error('Failed to read module directory', `Module directory ${dir} does not exist or cannot be read.`)],
+      sources: new Map(),
+      contextOf: () => undefined,
+    };
+  const res = await loadModuleTree(dir, { overlays: opts?.overlays });
+  const diagnostics = [...res.diagnostics];
+  if (!hasErrors(diagnostics)) diagnostics.push(...checkModule(res.module));
+  const contexts = res.contexts;
+  return {
+    diagnostics,
+    sources: res.sources,
+    module: res.module,
+    contextOf(r: Range) {
+      // HCL's ContextString looks at the byte before the range start.
+      const off = r.start.byte - 1;
+      if (off < 0) return undefined;
+      for (const c of contexts) {
+        if (c.range.filename === r.filename && c.range.start.byte <= off && off < c.range.end.byte) return c.text;
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,614 @@
+// Syntax diagnostics a person understands, with HCL's own messages and ranges ("Unclosed configuration
+// block", "Unterminated template string", "Argument or block definition required", "Missing newline after
+// argument", "Invalid character", ...) instead of tree-sitter's ERROR/MISSING nodes.
+//
+// Tree-sitter recovers from errors differently from HCL, so the structure is re-checked with a small
+// HCL-faithful scanner and body parser (tokens, newline rules, brace nesting, expression boundaries). When
+// that finds nothing but the tree still holds ERROR/MISSING nodes (an expression-level error the checker
+// does not model), the first such node becomes an "Invalid expression" diagnostic. Never throws.
+// Siblings: treesitter.ts (parser), document.ts (parsed files); config/load.ts calls syntaxDiagnostics.
+
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import { error } from '../diags/diagnostic';
+import { SourceText } from '../config/source';
+import type { SyntaxNode, Tree } from './treesitter';
+
+type Kind =
+  | 'nl'
+  | 'ident'
+  | 'number'
+  | 'string' // a whole quoted template or heredoc
+  | 'ocurly'
+  | 'ccurly'
+  | 'obrack'
+  | 'cbrack'
+  | 'oparen'
+  | 'cparen'
+  | 'eq'
+  | 'comma'
+  | 'op' // operators and other punctuation valid inside expressions
+  | 'invalid'
+  | 'eof';
+
+interface Tok {
+  kind: Kind;
+  start: number;
+  end: number;
+  text: string;
+  /** A string whose end is missing: HCL's parser goes into recovery after it. */
+  bad?: boolean;
+}
+
+const UNCLOSED_BLOCK_DETAIL =
+  'There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.';
+const MULTILINE_DETAIL =
+  'Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the "heredoc" multi-line template syntax.';
+
+class Scanner {
+  readonly toks: Tok[] = [];
+  constructor(
+    private readonly s: string,
+    private readonly diag: (summary: string, detail: string, a: number, b: number) => void,
+  ) {}
+
+  scan(): Tok[] {
+    let i = 0;
+    const s = this.s;
+    while (i < s.length) i = this.scanOne(i, this.toks, false);
+    this.toks.push({ kind: 'eof', start: s.length, end: s.length, text: '' });
+    return this.toks;
+  }
+
+  /** Scans one token at i into out; returns the next offset. */
+  private scanOne(i: number, out: Tok[], inInterp: boolean): number {
+    const s = this.s;
+    const c = s[i];
+    const push = (kind: Kind, end: number) => {
+      out.push({ kind, start: i, end, text: s.slice(i, end) });
+      return end;
+    };
+    if (c === ' ' || c === '\t' || c === '\r') return i + 1;
+    if (c === '\n') return push('nl', i + 1);
+    if (c === '#' || (c === '/' && s[i + 1] === '/')) {
+      let j = i;
+      while (j < s.length && s[j] !== '\n') j++;
+      return j; // the newline ending a line comment is still a newline token
+    }
+    if (c === '/' && s[i + 1] === '*') {
+      const j = s.indexOf('*/', i + 2);
+      return j < 0 ? s.length : j + 2;
+    }
+    if (/[\p{ID_Start}_]/u.test(c)) {
+      let j = i + 1;
+      while (j < s.length && /[\p{ID_Continue}\-]/u.test(s[j])) j++;
+      return push('ident', j);
+    }
+    if (/[0-9]/.test(c)) {
+      let j = i + 1;
+      while (j < s.length && /[0-9.eE]/.test(s[j])) {
+        if ((s[j] === 'e' || s[j] === 'E') && /[+-]/.test(s[j + 1] ?? '')) j++;
+        j++;
+      }
+      return push('number', j);
+    }
+    if (c === '"') return this.scanQuoted(i, out, inInterp);
+    if (c === '<' && s[i + 1] === '<' && /[-\p{ID_Start}_]/u.test(s[i + 2] ?? '')) {
+      const m = /^<<(-?)([\p{ID_Start}_][\p{ID_Continue}\-]*)\r?\n/u.exec(s.slice(i));
+      if (m) return this.scanHeredoc(i, m[2], m[0].length, out);
+    }
+    const two = s.slice(i, i + 2);
+    if (['==', '!=', '<=', '>=', '&&', '||', '=>', '.*', '[*'].includes(two)) return push('op', i + 2);
+    if (s.slice(i, i + 3) === '...') return push('op', i + 3);
+    switch (c) {
+      case '{':
+        return push('ocurly', i + 1);
+      case '}':
+        return push('ccurly', i + 1);
+      case '[':
+        return push('obrack', i + 1);
+      case ']':
+        return push('cbrack', i + 1);
+      case '(':
+        return push('oparen', i + 1);
+      case ')':
+        return push('cparen', i + 1);
+      case '=':
+        return push('eq', i + 1);
+      case ',':
+        return push('comma', i + 1);
+    }
+    if ('+-*/%<>!?:.'.includes(c)) return push('op', i + 1);
+    const cp = s.codePointAt(i)!;
+    const w = cp > 0xffff ? 2 : 1;
+    this.diag('Invalid character', 'This character is not used within the language.', i, i + w);
+    return push('invalid', i + w);
+  }
+
+  private scanQuoted(i: number, out: Tok[], inInterp: boolean): number {
+    const s = this.s;
+    let j = i + 1;
+    let firstNl = -1;
+    while (j < s.length) {
+      const c = s[j];
+      if (c === '"') {
+        out.push({ kind: 'string', start: i, end: j + 1, text: s.slice(i, j + 1) });
+        return j + 1;
+      }
+      if (c === '\\') {
+        const n = s[j + 1];
+        if (n !== undefined && !'nrt"\\uU\n'.includes(n))
+          this.diag('Invalid escape sequence', `The symbol "${n}" is not a valid escape sequence selector.`, j, j + 2);
+        j += 2;
+        continue;
+      }
+      if (c === '\n') {
+        if (firstNl < 0) firstNl = j;
+        this.diag('Invalid multi-line string', MULTILINE_DETAIL, j, j + 1);
+        j++;
+        continue;
+      }
+      if ((c === '$' || c === '%') && s[j + 1] === '{') {
+        if (s[j - 1] === c && s[j - 2] !== c) {
+          j += 2; // $${ and %%{ escapes
+          continue;
+        }
+        const r = this.scanInterp(j);
+        if (r < 0) {
+          out.push({ kind: 'string', start: i, end: s.length, text: s.slice(i), bad: true });
+          return s.length;
+        }
+        j = r;
+        continue;
+      }
+      j++;
+    }
+    out.push({ kind: 'string', start: i, end: s.length, text: s.slice(i), bad: true });
+    if (!inInterp) {
+      const at = firstNl >= 0 ? firstNl : s.length;
+      this.diag('Unterminated template string', 'No closing marker was found for the string.', at, at + 1);
+    }
+    return s.length;
+  }
+
+  /** Scans `${ ... }` starting at j (the `$`); returns the offset after `}`, or -1 at end of file. */
+  private scanInterp(j: number): number {
+    const s = this.s;
+    let k = j + 2;
+    let depth = 0;
+    const inner: Tok[] = [];
+    while (k < s.length) {
+      const before = inner.length;
+      // A string opening the interpolation is parsed as its expression: its own end is what is missing.
+      k = this.scanOne(k, inner, inner.length > 0);
+      if (inner.length === 1 && inner[0].bad) return -1;
+      const t = inner[before];
+      if (!t) continue;
+      if (t.kind === 'ocurly') depth++;
+      else if (t.kind === 'ccurly') {
+        if (depth === 0) return k;
+        depth--;
+      }
+    }
+    this.diag(
+      'Unclosed template interpolation sequence',
+      'There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.',
+      j,
+      j + 2,
+    );
+    return -1;
+  }
+
+  private scanHeredoc(i: number, marker: string, headLen: number, out: Tok[]): number {
+    const s = this.s;
+    let j = i + headLen;
+    while (j <= s.length) {
+      let e = s.indexOf('\n', j);
+      if (e < 0) e = s.length;
+      if (s.slice(j, e).replace(/\r$/, '').trim() === marker) {
+        out.push({ kind: 'string', start: i, end: e, text: s.slice(i, e) });
+        return e;
+      }
+      if (e >= s.length) break;
+      j = e + 1;
+    }
+    out.push({ kind: 'string', start: i, end: s.length, text: s.slice(i), bad: true });
+    this.diag('Unterminated template string', 'No closing marker was found for the string.', s.length, s.length + 1);
+    return s.length;
+  }
+}
+
+/** Structure checker over tokens, following HCL's body grammar and recovery. */
+class Checker {
+  private p = 0;
+  private recovery = false;
+  constructor(
+    private readonly toks: Tok[],
+    private readonly diag: (summary: string, detail: string, a: number, b: number, ctxStart?: number) => void,
+  ) {}
+
+  private peek(): Tok {
+    return this.toks[Math.min(this.p, this.toks.length - 1)];
+  }
+  private read(): Tok {
+    const t = this.peek();
+    if (t.bad) this.recovery = true;
+    if (this.p < this.toks.length - 1) this.p++;
+    return t;
+  }
+  /** Top-level blocks seen: header text and the offsets from the type name to the closing brace. */
+  readonly blocks: { text: string; start: number; end: number }[] = [];
+  private depth = 0;
+  private closeEnd = 0;
+
+  private err(summary: string, detail: string, t: Tok, ctxStart?: number): void {
+    if (this.recovery) return;
+    this.diag(summary, detail, t.start, Math.max(t.end, t.start + 1), ctxStart);
+  }
+
+  /** Skips to after the token closing the current body (or to EOF). */
+  private recover(end: Kind): void {
+    this.recovery = true;
+    let depth = 0;
+    for (;;) {
+      const t = this.read();
+      if (t.kind === 'eof') return;
+      if (t.kind === 'ocurly') depth++;
+      else if (t.kind === 'ccurly') {
+        if (depth === 0 && end === 'ccurly') return;
+        depth--;
+      }
+    }
+  }
+  private recoverAfterItem(): void {
+    this.recovery = true;
+    let depth = 0;
+    for (;;) {
+      const t = this.peek();
+      if (t.kind === 'eof') return;
+      if (t.kind === 'nl' && depth === 0) {
+        this.read();
+        return;
+      }
+      if (t.kind === 'ccurly' && depth === 0) return;
+      if (t.kind === 'ocurly' || t.kind === 'obrack' || t.kind === 'oparen') depth++;
+      if (t.kind === 'ccurly' || t.kind === 'cbrack' || t.kind === 'cparen') depth--;
+      this.read();
+    }
+  }
+
+  body(end: Kind, open?: Tok): void {
+    for (;;) {
+      const t = this.peek();
+      if (t.kind === end) {
+        this.read();
+        return;
+      }
+      if (t.kind === 'nl') {
+        this.read();
+        continue;
+      }
+      if (t.kind === 'ident') {
+        this.item();
+        continue;
+      }
+      const bad = this.read();
+      if (bad.kind === 'string' && bad.text.startsWith('"'))
+        this.err('Invalid argument name', 'Argument names must not be quoted.', bad);
+      else if (bad.kind === 'eof') {
+        if (end === 'ccurly' && open)
+          this.err('Unclosed configuration block', UNCLOSED_BLOCK_DETAIL, open);
+      } else this.err('Argument or block definition required', 'An argument or block definition is required here.', bad);
+      if (bad.kind !== 'eof') this.recover(end);
+      return;
+    }
+  }
+
+  private item(): void {
+    const id = this.read();
+    const next = this.peek();
+    if (next.kind === 'eq') {
+      this.read();
+      const ok = this.expression();
+      if (!ok) {
+        this.recoverAfterItem();
+        return;
+      }
+      const end = this.peek();
+      if (end.kind !== 'nl' && end.kind !== 'eof') {
+        if (end.kind === 'comma')
+          this.err(
+            'Unexpected comma after argument',
+            'Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.',
+            end,
+          );
+        else this.err('Missing newline after argument', 'An argument definition must end with a newline.', end);
+        this.recoverAfterItem();
+      } else this.read();
+      return;
+    }
+    if (next.kind === 'string' || next.kind === 'ocurly' || next.kind === 'ident') {
+      this.block(id);
+      return;
+    }
+    this.err(
+      'Argument or block definition required',
+      'An argument or block definition is required here. To set an argument, use the equals sign "=" to introduce the argument value.',
+      id,
+    );
+    this.recoverAfterItem();
+  }
+
+  private block(id: Tok): void {
+    const header: string[] = [id.text];
+    const top = this.depth === 0;
+    this.depth++;
+    this.closeEnd = -1;
+    try {
+      this.blockInner(id, header);
+    } finally {
+      this.depth--;
+      if (top) this.blocks.push({ text: header.join(' '), start: id.start, end: this.closeEnd >= 0 ? this.closeEnd : this.toks[Math.max(0, this.p - 1)].end });
+    }
+  }
+
+  private blockInner(_id: Tok, header: string[]): void {
+    for (;;) {
+      const t = this.peek();
+      if (t.kind === 'ocurly') break;
+      if (t.kind === 'string' || t.kind === 'ident') {
+        this.read();
+        header.push(t.kind === 'string' ? t.text : JSON.stringify(t.text));
+        continue;
+      }
+      if (t.kind === 'eq')
+        this.err('Invalid block definition', 'The equals sign "=" indicates an argument definition, and must not be used when defining a block.', t);
+      else if (t.kind === 'nl')
+        this.err(
+          'Invalid block definition',
+          'A block definition must have block content delimited by "{" and "}", starting on the same line as the block header.',
+          t,
+        );
+      else this.err('Invalid block definition', 'Either a quoted string block label or an opening brace ("{") is expected here.', t);
+      this.recoverAfterItem();
+      return;
+    }
+    const open = this.read();
+    const n = this.peek();
+    if (n.kind === 'nl' || n.kind === 'eof' || n.kind === 'ccurly') this.body('ccurly', open);
+    else {
+      // single-line block: one attribute then "}"
+      const id = this.peek();
+      if (id.kind !== 'ident') {
+        this.err('Argument or block definition required', 'An argument or block definition is required here.', id);
+        this.recover('ccurly');
+      } else {
+        this.read();
+        if (this.peek().kind !== 'eq') {
+          this.err(
+            'Argument or block definition required',
+            'An argument or block definition is required here. To set an argument, use the equals sign "=" to introduce the argument value.',
+            id,
+          );
+          this.recover('ccurly');
+        } else {
+          this.read();
+          this.expression();
+          const e = this.peek();
+          if (e.kind === 'ccurly') this.read();
+          else {
+            if (e.kind === 'eof') this.err('Unclosed configuration block', UNCLOSED_BLOCK_DETAIL, open);
+            else if (e.kind === 'comma')
+              this.err(
+                'Invalid single-argument block definition',
+                'Single-line block syntax can include only one argument definition. To define multiple arguments, use the multi-line block syntax with one argument definition per line.',
+                e,
+              );
+            else if (e.kind === 'nl')
+              this.err(
+                'Invalid single-argument block definition',
+                "An argument definition on the same line as its containing block creates a single-line block definition, which must also be closed on the same line. Place the block's closing brace immediately after the argument definition.",
+                e,
+              );
+            else
+              this.err(
+                'Invalid single-argument block definition',
+                'A single-line block definition must end with a closing brace immediately after its single argument definition.',
+                e,
+              );
+            this.recover('ccurly');
+          }
+        }
+      }
+    }
+    this.closeEnd = this.toks[Math.max(0, this.p - 1)].end;
+    const eol = this.peek();
+    if (eol.kind === 'nl' || eol.kind === 'eof') this.read();
+    else {
+      this.err('Missing newline after block definition', 'A block definition must end with a newline.', eol);
+      this.recoverAfterItem();
+    }
+  }
+
+  /**
+   * Skims one expression: operands joined by operators, with brackets balanced (newlines inside brackets
+   * are insignificant). Stops before a newline, comma, or closing bracket at depth 0, or before a token that
+   * cannot continue the expression (two operands in a row). Returns false after reporting an error.
+   */
+  private expression(): boolean {
+    const stack: Tok[] = [];
+    let wantOperand = true;
+    for (;;) {
+      const t = this.peek();
+      const depth = stack.length;
+      if (t.kind === 'eof') {
+        if (depth > 0) {
+          const o = stack[stack.length - 1];
+          if (o.kind === 'obrack')
+            this.err('Unterminated tuple constructor expression', 'There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.', o);
+          else if (o.kind === 'ocurly')
+            this.err('Unterminated object constructor expression', 'There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.', o);
+          else
+            this.err('Unbalanced parentheses', 'Expected a closing parenthesis to terminate the expression.', o);
+          return false;
+        }
+        if (wantOperand) {
+          this.err('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', t);
+          return false;
+        }
+        return true;
+      }
+      if (t.kind === 'nl') {
+        if (depth === 0) {
+          if (wantOperand) {
+            this.err('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', t);
+            return false;
+          }
+          return true;
+        }
+        this.read();
+        continue;
+      }
+      if (t.kind === 'ocurly' || t.kind === 'obrack' || t.kind === 'oparen') {
+        if (!wantOperand && depth === 0 && t.kind === 'ocurly') return true;
+        stack.push(this.read());
+        wantOperand = true;
+        continue;
+      }
+      if (t.kind === 'ccurly' || t.kind === 'cbrack' || t.kind === 'cparen') {
+        if (depth === 0) {
+          if (wantOperand) {
+            this.err('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', t);
+            return false;
+          }
+          return true;
+        }
+        const o = stack[stack.length - 1];
+        const match = (o.kind === 'ocurly' && t.kind === 'ccurly') || (o.kind === 'obrack' && t.kind === 'cbrack') || (o.kind === 'oparen' && t.kind === 'cparen');
+        if (!match) {
+          if (o.kind === 'obrack') {
+            if (wantOperand) this.err('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', t);
+            else this.err('Missing item separator', 'Expected a comma to mark the beginning of the next item.', t, o.start);
+          } else if (o.kind === 'oparen') {
+            if (wantOperand) this.err('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', t);
+            else this.err('Missing argument separator', 'A comma is required to separate each function argument from the next.', t);
+          } else this.err('Missing attribute separator', 'Expected a newline or comma to mark the beginning of the next attribute.', t);
+          return false;
+        }
+        this.read();
+        stack.pop();
+        wantOperand = false;
+        continue;
+      }
+      if (t.kind === 'comma') {
+        if (depth === 0) return !wantOperand || (this.err('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', t), false);
+        this.read();
+        wantOperand = true;
+        continue;
+      }
+      if (t.kind === 'eq' || t.kind === 'op') {
+        if (depth === 0 && t.kind === 'eq') return true;
+        const unary = t.text === '-' || t.text === '!';
+        const postfix = t.text === '.' || t.text === '.*' || t.text === '[*' || t.text === '...';
+        if (wantOperand && !unary && depth === 0 && !postfix) {
+          this.err('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', t);
+          return false;
+        }
+        this.read();
+        if (t.text === '[*') {
+          // "[*]" splat: consume the "]"
+          if (this.peek().kind === 'cbrack') this.read();
+          wantOperand = false;
+          continue;
+        }
+        wantOperand = t.text !== '.*' && t.text !== '...';
+        if (t.text === '.') wantOperand = true;
+        continue;
+      }
+      if (t.kind === 'invalid') {
+        if (depth === 0 && !wantOperand) return true;
+        this.read();
+        continue;
+      }
+      // operand: ident, number, string
+      if (!wantOperand) {
+        // `for` expressions and `x if y` read as operand sequences inside brackets
+        if (depth > 0) {
+          this.read();
+          continue;
+        }
+        // function call name followed by "(" handled by oparen; an index "[" by obrack
+        return true;
+      }
+      this.read();
+      wantOperand = false;
+      // a traversal's `[` index directly after an operand
+    }
+  }
+}
+
+/**
+ * Syntax diagnostics for one file. `tree` (the tree-sitter parse of the same text) adds a fallback
+ * diagnostic when it holds errors the structural checker did not find.
+ */
+export function syntaxDiagnostics(text: string, filename: string, tree?: Tree): Diagnostic[] {
+  return analyzeSyntax(text, filename, tree).diagnostics;
+}
+
+export interface SyntaxAnalysis {
+  diagnostics: Diagnostic[];
+  /** Top-level blocks as HCL sees them (even when tree-sitter recovered differently): diagnostic contexts. */
+  blocks: { text: string; range: Range }[];
+}
+
+export function analyzeSyntax(text: string, filename: string, tree?: Tree): SyntaxAnalysis {
+  const src = new SourceText(filename, text);
+  const out: Diagnostic[] = [];
+  let blocks: SyntaxAnalysis['blocks'] = [];
+  const lexical: Diagnostic[] = [];
+  const structural: Diagnostic[] = [];
+  try {
+    const toks = new Scanner(text, (s, d, a, b) => lexical.push(error(s, d, rng(src, a, b), { source: 'syntax' }))).scan();
+    const ch = new Checker(toks, (s, d, a, b, c) =>
+      structural.push(error(s, d, rng(src, a, b), c === undefined ? { source: 'syntax' } : { source: 'syntax', context: src.range(c, b) })),
+    );
+    ch.body('eof');
+    blocks = ch.blocks.map((b) => ({ text: b.text, range: src.range(b.start, b.end) }));
+  } catch {
+    // the checker is best-effort: never let a bug in it hide the tree-sitter fallback
+  }
+  out.push(...lexical, ...structural);
+  if (out.length === 0 && tree && tree.rootNode.hasError) {
+    const n = firstError(tree.rootNode);
+    if (n) {
+      const a = n.startIndex;
+      const b = Math.max(n.endIndex, a + 1);
+      out.push(
+        error('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', rng(src, a, b), {
+          source: 'syntax',
+        }),
+      );
+    }
+  }
+  return { diagnostics: out, blocks };
+}
+
+function rng(src: SourceText, a: number, b: number): Range {
+  if (a >= src.text.length) {
+    // HCL reports end-of-file problems on a one-character range past the end
+    const p = src.pos(src.text.length);
+    return { filename: src.filename, start: p, end: { line: p.line, column: p.column + 1, byte: p.byte + 1 } };
+  }
+  return src.range(a, b);
+}
+
+function firstError(n: SyntaxNode): SyntaxNode | undefined {
+  if (n.isMissing || n.type === 'ERROR') return n;
+  for (const c of n.children) {
+    if (!c) continue;
+    if (c.hasError || c.isMissing) {
+      const r = firstError(c);
+      if (r) return r;
+    }
+  }
+  return undefined;
+}
