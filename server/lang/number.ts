@@ -122,7 +122,7 @@ export class Num {
   /**
    * Parses a decimal number as cty.ParseNumberVal does (big.ParseFloat base 10, precision 512, nearest
    * even): optional sign, digits with an optional fraction ("1.", ".5" and "007" are fine), optional
-   * exponent; also "Inf"/"inf" with an optional sign. Returns undefined for anything else (including
+   * decimal exponent ("e5") or binary exponent ("p5", times 2^5); also "Inf"/"inf" with an optional sign. Returns undefined for anything else (including
    * surrounding spaces, "0x1F", "1_000", exponent overflow).
    */
   static parse(s: string): Num | undefined {
@@ -561,7 +561,7 @@ function quoRaw(am: bigint, ae: number, abits: number, bm: bigint, be: number, b
 
 // ---- parsing ------------------------------------------------------------------------------------------
 
-const DECIMAL_RE = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/;
+const DECIMAL_RE = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:([eEpP])([+-]?[0-9]+))?$/;
 const INT64_MAX = 9223372036854775807n;
 
 /** big.ParseFloat(s, 10, prec, ToNearestEven), reproducing its rounding steps exactly. */
@@ -575,27 +575,30 @@ function parseDecimal(s: string, prec: number): Num | undefined {
   const fracDigits = mm[3] ?? '';
   if (intDigits.length + fracDigits.length === 0) return undefined;
   let exp10 = 0;
+  let expBin = 0;
   const mant = BigInt(intDigits + fracDigits);
-  if (mm[4] !== undefined) {
-    const eb = BigInt(mm[4]);
+  if (mm[5] !== undefined) {
+    const eb = BigInt(mm[5]);
     // strconv.ParseInt(…, 10, 64) must accept the exponent.
     if (eb > INT64_MAX || eb < -INT64_MAX - 1n) return undefined;
     // A nonzero mantissa with an exponent this large overflows big.Float's exponent range.
     if (mant !== 0n && (eb > 1000000000000000n || eb < -1000000000000000n)) return undefined;
-    exp10 = Number(eb);
+    if (mm[4] === 'e' || mm[4] === 'E') exp10 = Number(eb);
+    else expBin = Number(eb);
   }
   if (mant === 0n) return make(ZERO_FORM, neg, prec);
   const fcount = -fracDigits.length;
   const nbits = bitLen(mant);
-  const exp2 = nbits + fcount + exp10;
-  if (exp2 < MIN_EXP || exp2 > MAX_EXP) return undefined;
+  // The value is mant × 10^fcount × 10^exp10 × 2^expBin = mant × 2^e2 × 5^exp5.
+  const e2 = fcount + exp10 + expBin;
+  if (nbits + e2 < MIN_EXP || nbits + e2 > MAX_EXP) return undefined;
   const exp5 = fcount + exp10;
-  if (exp5 === 0) return roundedNum(neg, mant, 0, prec);
+  if (exp5 === 0) return roundedNum(neg, mant, e2, prec);
   // The mantissa digits are used exactly; 5^|exp5| is computed at prec+64 bits as big.Float.pow5 does.
   const p = pow5(Math.abs(exp5), prec + 64);
-  if (exp5 > 0) return roundedNum(neg, mant * p.m, exp5 + p.e, prec);
+  if (exp5 > 0) return roundedNum(neg, mant * p.m, e2 + p.e, prec);
   const pb = bitLen(p.m);
-  const q = quoRaw(mant, exp5, nbits, p.m, p.e, pb, prec);
+  const q = quoRaw(mant, e2, nbits, p.m, p.e, pb, prec);
   return roundedNum(neg, q.m, q.e, prec, q.sticky);
 }
 
