@@ -621,6 +621,19 @@ function pow5(n: number, prec: number): Raw {
 
 // ---- printing -----------------------------------------------------------------------------------------
 
+const POW5_CACHE = new Map<number, bigint>();
+
+/** 5^k exactly; small powers are cached because printing needs them for every non-integer. */
+function pow5Exact(k: number): bigint {
+  if (k > 4096) return 5n ** BigInt(k);
+  let p = POW5_CACHE.get(k);
+  if (p === undefined) {
+    p = 5n ** BigInt(k);
+    POW5_CACHE.set(k, p);
+  }
+  return p;
+}
+
 interface Dec {
   mant: string;
   exp: number;
@@ -644,7 +657,7 @@ function decimalOf(m: bigint, e: number): Dec {
       s = m.toString();
       exp = s.length;
     } else {
-      s = (m * 5n ** BigInt(-e)).toString();
+      s = (m * pow5Exact(-e)).toString();
       exp = s.length + e;
     }
   }
