@@ -116,10 +116,11 @@ const ID_CONT = /[\p{ID_Continue}\-]/u;
 type Mode = { kind: 'brace' } | { kind: 'interp' } | { kind: 'quoted' } | { kind: 'heredoc'; marker: string };
 
 /** Scans the whole text into tokens (HCL's scanner, with template modes). */
-function scan(src: Source, diags: Diagnostic[]): Tok[] {
+function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
   const s = src.text;
   const toks: Tok[] = [];
-  const stack: Mode[] = [];
+  // A whole-file template is a heredoc without a closing marker.
+  const stack: Mode[] = template ? [{ kind: 'heredoc', marker: '' }] : [];
   let i = 0;
   const push = (type: TT, start: number, end: number, extra?: Partial<Tok>) =>
     toks.push({ type, start, end, text: s.slice(start, end), ...extra });
@@ -135,7 +136,7 @@ function scan(src: Source, diags: Diagnostic[]): Tok[] {
     };
     const atLineStart = () => i === 0 || s[i - 1] === '\n';
     for (;;) {
-      if (mode.kind === 'heredoc' && atLineStart()) {
+      if (mode.kind === 'heredoc' && mode.marker !== '' && atLineStart()) {
         // A line holding only the marker (after optional indentation) closes the heredoc.
         let j = i;
         while (j < s.length && (s[j] === ' ' || s[j] === '\t')) j++;
@@ -416,6 +417,8 @@ class Parser {
   private nlStack: boolean[] = [true];
   /** Set once a diagnostic has been reported, to stop cascading (as HCL's "recovery" mode). */
   private failed = false;
+  /** Parsing a whole-file template rather than an expression. */
+  wholeTemplate = false;
   constructor(
     private toks: Tok[],
     private src: Source,
@@ -920,6 +923,27 @@ class Parser {
     return this.buildTemplate(items, this.span(this.rangeOf(open), this.rangeOf(close)), false);
   }
 
+  /** A whole input scanned as a template (templatefile / templatestring). */
+  parseWholeTemplate(): Expr | undefined {
+    try {
+      const items = this.templateItems('eof', this.toks[0]);
+      const t = this.toks[this.p];
+      if (t.type !== 'eof') {
+        const prev = items[items.length - 1];
+        this.fail(
+          'Unclosed template interpolation sequence',
+          'There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.',
+          prev ? prev.range : this.rangeOf(t),
+        );
+      }
+      const all = this.src.range(0, this.src.text.length);
+      return this.buildTemplate(items, all, true);
+    } catch (e) {
+      if (e instanceof ParseAbort) return undefined;
+      throw e;
+    }
+  }
+
   private parseHeredoc(): Expr {
     const open = this.next();
     const items = this.templateItems('cheredoc', open);
@@ -1028,6 +1052,16 @@ class Parser {
   }
 
   private unterminatedSeq(t: Tok, what: string): never {
+    if (t.type === 'eof' && this.wholeTemplate) {
+      let q = this.p - 1;
+      while (q > 0 && this.toks[q].type !== 'interp' && this.toks[q].type !== 'control') q--;
+      const prev = q > 0 && this.toks[q - 1].type === 'lit' ? this.toks[q - 1] : this.toks[q];
+      this.fail(
+        'Unclosed template interpolation sequence',
+        'There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.',
+        this.rangeOf(prev),
+      );
+    }
     if (t.type === 'eof' || t.type === 'cquote' || t.type === 'cheredoc') {
       this.fail('Unterminated template string', 'No closing marker was found for the string.', this.rangeOf(t));
     }
@@ -1194,6 +1228,18 @@ export function parseExpression(text: string, filename: string, start: Pos = STA
   const toks = scan(src, diags);
   const p = new Parser(toks, src, diags);
   const expr = p.parseTop();
+  if (diags.length > 0) return { expr: undefined, diagnostics: diags };
+  return { expr, diagnostics: diags };
+}
+
+/** Parses a whole text as a template (the contents of a templatefile() file). */
+export function parseTemplate(text: string, filename: string): { expr?: Expr; diagnostics: Diagnostic[] } {
+  const src = new Source(text, filename, START);
+  const diags: Diagnostic[] = [];
+  const toks = scan(src, diags, true);
+  const p = new Parser(toks, src, diags);
+  p.wholeTemplate = true;
+  const expr = p.parseWholeTemplate();
   if (diags.length > 0) return { expr: undefined, diagnostics: diags };
   return { expr, diagnostics: diags };
 }

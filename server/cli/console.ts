@@ -1,0 +1,87 @@
+// `foresight console`: reads expressions from stdin, one per line, and prints each result exactly as
+// `terraform console` does (values via lang/format.ts, diagnostics via diags/render.ts in colour unless
+// -no-color). Without a configuration the scope is an empty root module; the configuration layer may pass
+// a Scope for a real module. Exit status: 0, or 1 after the first line that produced an error.
+
+import type { Diagnostic } from '../diags/diagnostic';
+import { renderDiagnostics } from '../diags/render';
+import { containsTypeVal, evaluate, type Scope } from '../lang/eval';
+import { formatValue } from '../lang/format';
+import { parseExpression } from '../lang/parse';
+import { ModuleScope } from '../lang/scope';
+import type { Expr } from '../lang/ast';
+
+export interface ConsoleIO {
+  stdin: () => Promise<string>;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  cwd: string;
+}
+
+const HELP = `The Terraform console allows you to experiment with Terraform interpolations.
+You may access resources in the state (if you have one) just as you would
+from a configuration. For example: "aws_instance.foo.id" would evaluate
+to the ID of "aws_instance.foo" if it exists in your state.
+
+Type in the interpolation to test and hit <enter> to see the result.
+
+To exit the console, type "exit" and hit <enter>, or use Control-C or
+Control-D.
+`;
+
+const FILENAME = '<console-input>';
+
+/** The scope of the console in a directory without configuration. */
+export function emptyConsoleScope(cwd: string): Scope {
+  return new ModuleScope({ pathCwd: cwd }, { baseDir: cwd, planning: true, console: true });
+}
+
+/** Evaluates one console line: the printed output (with trailing newline) or diagnostics. */
+export function evalConsoleLine(line: string, scope: Scope): { output?: string; diagnostics: Diagnostic[] } {
+  const trimmed = line.trim();
+  if (trimmed === '') return { output: '\n', diagnostics: [] };
+  if (trimmed === 'exit') return { output: '', diagnostics: [] };
+  if (trimmed === 'help') return { output: HELP, diagnostics: [] };
+  const p = parseExpression(line, FILENAME);
+  if (!p.expr) return { diagnostics: p.diagnostics };
+  const r = evaluate(p.expr, scope);
+  if (r.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: r.diagnostics };
+  if (containsTypeVal(r.value) && !isTypeCall(p.expr)) {
+    return {
+      diagnostics: [
+        {
+          severity: 'error',
+          summary: 'Invalid use of type function',
+          detail: 'The console-only "type" function cannot be used as part of an expression.',
+          subject: p.expr.range,
+        },
+      ],
+    };
+  }
+  return { output: formatValue(r.value) + '\n', diagnostics: r.diagnostics };
+}
+
+function isTypeCall(e: Expr): boolean {
+  if (e.kind === 'paren') return isTypeCall(e.expr);
+  if (e.kind === 'templateWrap') return isTypeCall(e.wrapped);
+  return e.kind === 'call' && (e.name === 'type' || e.name === 'core::type');
+}
+
+export async function runConsole(args: string[], io: ConsoleIO, scope?: Scope): Promise<number> {
+  const color = !args.includes('-no-color');
+  const sc = scope ?? emptyConsoleScope(io.cwd);
+  const input = await io.stdin();
+  const lines = input.split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  for (const raw of lines) {
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() === 'exit') return 0;
+    const r = evalConsoleLine(line, sc);
+    if (r.diagnostics.length > 0) {
+      io.stderr(renderDiagnostics(r.diagnostics, { color }));
+      if (r.diagnostics.some((d) => d.severity === 'error')) return 1;
+    }
+    if (r.output !== undefined) io.stdout(r.output);
+  }
+  return 0;
+}

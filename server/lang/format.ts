@@ -1,0 +1,147 @@
+// Prints a value exactly as `terraform console` does (its repl FormatValue): typed nulls as conversions,
+// collections wrapped in tolist/toset/tomap, object keys quoted and sorted, two-space indentation,
+// multi-line strings as heredocs, marked values as "(sensitive value)" / "(ephemeral value)" and unknown
+// values as "(known after apply)". Also exports goQuote, Go's strconv.Quote.
+
+import * as T from './types';
+import type { Value } from './value';
+
+/** The console's text for a value (no trailing newline). `indent` is the current indentation width. */
+export function formatValue(v: Value, indent = 0): string {
+  if (!v.isKnown) return '(known after apply)';
+  if (v.marks.has('sensitive')) return '(sensitive value)';
+  if (v.marks.has('ephemeral')) return '(ephemeral value)';
+  const ty = v.type;
+  if (v.isNull) {
+    switch (ty.kind) {
+      case 'dynamic':
+        return 'null';
+      case 'string':
+        return 'tostring(null)';
+      case 'number':
+        return 'tonumber(null)';
+      case 'bool':
+        return 'tobool(null)';
+      case 'list':
+      case 'set':
+      case 'map':
+        return `to${ty.kind}(null) /* of ${T.friendlyName(ty.elem)} */`;
+      default:
+        return `null /* ${T.friendlyName(ty)} */`;
+    }
+  }
+  switch (ty.kind) {
+    case 'string': {
+      const ml = formatMultilineString(v.str, indent);
+      return ml ?? goQuote(v.str);
+    }
+    case 'number':
+      return v.num.toString();
+    case 'bool':
+      return v.bool ? 'true' : 'false';
+    case 'object':
+      return formatMapping(v, indent);
+    case 'tuple':
+      return formatSequence(v, indent);
+    case 'list':
+      return `tolist(${formatSequence(v, indent)})`;
+    case 'set':
+      return `toset(${formatSequence(v, indent)})`;
+    case 'map':
+      return `tomap(${formatMapping(v, indent)})`;
+    case 'typeval':
+      return T.typeString(v.typeValue);
+    default:
+      return '';
+  }
+}
+
+function formatMultilineString(s: string, indent: number): string | undefined {
+  const lines = s.split('\n');
+  if (lines.length < 2) return undefined;
+  const op = indent > 0 ? '<<-' : '<<';
+  let delim = 'EOT';
+  while (lines.some((l) => goTrimSpace(l) === delim)) delim += '_';
+  const pad = ' '.repeat(indent);
+  let out = op + delim;
+  for (const l of lines) out += '\n' + pad + l;
+  return out + '\n' + pad + delim;
+}
+
+function goTrimSpace(s: string): string {
+  return s.replace(/^[\t\n\v\f\r \u0085\u00a0]+|[\t\n\v\f\r \u0085\u00a0]+$/g, '');
+}
+
+function formatMapping(v: Value, indent: number): string {
+  const entries = v.entries;
+  const keys = [...entries.keys()].sort(T.compareBytes);
+  if (keys.length === 0) return '{}';
+  const inner = indent + 2;
+  const pad = ' '.repeat(inner);
+  let out = '{';
+  for (const k of keys) {
+    out += `\n${pad}${formatMultilineString(k, inner) ?? goQuote(k)} = ${formatValue(entries.get(k)!, inner)}`;
+  }
+  return out + '\n' + ' '.repeat(indent) + '}';
+}
+
+function formatSequence(v: Value, indent: number): string {
+  const elems = v.elems;
+  if (elems.length === 0) return '[]';
+  const inner = indent + 2;
+  const pad = ' '.repeat(inner);
+  let out = '[';
+  for (const e of elems) out += `\n${pad}${formatValue(e, inner)},`;
+  return out + '\n' + ' '.repeat(indent) + ']';
+}
+
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+
+/** Go's strconv.Quote. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    switch (ch) {
+      case '"':
+        out += '\\"';
+        continue;
+      case '\\':
+        out += '\\\\';
+        continue;
+      case '\x07':
+        out += '\\a';
+        continue;
+      case '\b':
+        out += '\\b';
+        continue;
+      case '\f':
+        out += '\\f';
+        continue;
+      case '\n':
+        out += '\\n';
+        continue;
+      case '\r':
+        out += '\\r';
+        continue;
+      case '\t':
+        out += '\\t';
+        continue;
+      case '\v':
+        out += '\\v';
+        continue;
+    }
+    if (c === 0x20 || (c >= 0x21 && c < 0x7f) || (c >= 0xa1 && PRINTABLE.test(ch) && c !== 0xad)) {
+      out += ch;
+    } else if (c < 0x80) {
+      out += '\\x' + c.toString(16).padStart(2, '0');
+    } else if (c === 0xfffd && ch !== '\ufffd') {
+      out += '\\ufffd';
+    } else if (c < 0x10000) {
+      out += '\\u' + c.toString(16).padStart(4, '0');
+    } else {
+      out += '\\U' + c.toString(16).padStart(8, '0');
+    }
+  }
+  return out + '"';
+}

@@ -1,0 +1,256 @@
+// A Scope (eval.ts) for a module instance, with Terraform's reference rules (addrs.ParseRef) and its
+// "undeclared" diagnostics. The data behind references comes from a ModuleData, which the configuration
+// layer implements; with the default (empty) data this is the console's scope for a directory without
+// configuration.
+
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import type { Traversal, TraverseStep } from './ast';
+import type { Scope } from './eval';
+import type { FuncContext } from './funcs/function';
+import * as T from './types';
+import { Value } from './value';
+
+/** Lookups return undefined when the object is not declared. */
+export interface ModuleData {
+  variable?(name: string): Value | undefined;
+  local?(name: string): Value | undefined;
+  module?(name: string): Value | undefined;
+  resource?(mode: 'managed' | 'data' | 'ephemeral', type: string, name: string): Value | undefined;
+  /** count.index when evaluating inside a counted block. */
+  countIndex?: Value;
+  /** each.key / each.value inside a for_each block. */
+  each?: { key: Value; value: Value };
+  self?: Value;
+  pathModule?: string;
+  pathRoot?: string;
+  pathCwd?: string;
+  workspace?: string;
+  /** "in the root module" or `in module "x"` phrasing. */
+  moduleDescription?: string;
+}
+
+/** A parsed reference: the root subject and the remaining steps (which HCL applies to the value). */
+export type Ref =
+  | { kind: 'var' | 'local' | 'module'; name: string; range: Range; rest: TraverseStep[] }
+  | { kind: 'resource'; mode: 'managed' | 'data' | 'ephemeral'; type: string; name: string; range: Range; rest: TraverseStep[] }
+  | { kind: 'count' | 'each' | 'path' | 'terraform'; attr: string; range: Range; rest: TraverseStep[] }
+  | { kind: 'self'; range: Range; rest: TraverseStep[] };
+
+function err(summary: string, detail: string, subject: Range): Diagnostic {
+  return { severity: 'error', summary, detail, subject, source: 'eval' };
+}
+
+function attrName(st: TraverseStep | undefined): string | undefined {
+  if (!st) return undefined;
+  if (st.kind === 'attr') return st.name;
+  if (st.key.type.kind === 'string' && st.key.isKnown && !st.key.isNull) return st.key.str;
+  return undefined;
+}
+
+/** Terraform's addrs.ParseRef. */
+export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] } {
+  const root = t.root;
+  const steps = t.steps;
+  const bad = (summary: string, detail: string): { diagnostics: Diagnostic[] } => ({ diagnostics: [err(summary, detail, t.range)] });
+  const simple = (kind: 'var' | 'local' | 'module', what: string) => {
+    const n = attrName(steps[0]);
+    if (n === undefined) {
+      return bad('Invalid reference', `The "${what}" object cannot be accessed directly. Instead, access one of its attributes.`);
+    }
+    return { ref: { kind, name: n, range: t.range, rest: steps.slice(1) } as Ref, diagnostics: [] };
+  };
+  switch (root) {
+    case 'var':
+      return simple('var', 'var');
+    case 'local':
+      return simple('local', 'local');
+    case 'module': {
+      const n = attrName(steps[0]);
+      if (n === undefined) return bad('Invalid reference', 'The "module" object cannot be accessed directly. Instead, access one of its attributes.');
+      return { ref: { kind: 'module', name: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+    }
+    case 'count': {
+      const n = attrName(steps[0]);
+      if (n === undefined) return bad('Invalid reference', 'The "count" object cannot be accessed directly. Instead, access one of its attributes.');
+      if (n !== 'index') {
+        return bad(
+          'Invalid "count" attribute',
+          `The "count" object does not have an attribute named ${JSON.stringify(n)}. The only supported attribute is count.index, which is the index of each instance of a resource block that has the "count" argument set.`,
+        );
+      }
+      return { ref: { kind: 'count', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+    }
+    case 'each': {
+      const n = attrName(steps[0]);
+      if (n === undefined) return bad('Invalid reference', 'The "each" object cannot be accessed directly. Instead, access one of its attributes.');
+      if (n !== 'key' && n !== 'value') {
+        return bad(
+          'Invalid "each" attribute',
+          `The "each" object does not have an attribute named ${JSON.stringify(n)}. The supported attributes are each.key and each.value, the current key and value pair of the "for_each" attribute set.`,
+        );
+      }
+      return { ref: { kind: 'each', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+    }
+    case 'path': {
+      const n = attrName(steps[0]);
+      if (n === undefined) return bad('Invalid reference', 'The "path" object cannot be accessed directly. Instead, access one of its attributes.');
+      if (n !== 'module' && n !== 'root' && n !== 'cwd') {
+        return bad(
+          'Invalid "path" attribute',
+          `The "path" object does not have an attribute named ${JSON.stringify(n)}. The supported attributes are path.cwd, the current working directory, path.module, the path to the current module, and path.root, the path to the root module.`,
+        );
+      }
+      return { ref: { kind: 'path', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+    }
+    case 'terraform': {
+      const n = attrName(steps[0]);
+      if (n === undefined) return bad('Invalid reference', 'The "terraform" object cannot be accessed directly. Instead, access one of its attributes.');
+      if (n !== 'workspace' && n !== 'applying') {
+        return bad(
+          'Invalid "terraform" attribute',
+          `The "terraform" object does not have an attribute named ${JSON.stringify(n)}. The only supported attributes are terraform.workspace, the name of the currently-selected workspace, and terraform.applying, a boolean which is true only during apply.`,
+        );
+      }
+      return { ref: { kind: 'terraform', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+    }
+    case 'self':
+      return { ref: { kind: 'self', range: t.range, rest: steps }, diagnostics: [] };
+    case 'data':
+    case 'ephemeral': {
+      const ty = attrName(steps[0]);
+      const nm = attrName(steps[1]);
+      if (ty === undefined || nm === undefined) {
+        return bad('Invalid reference', `The "${root}" object must be followed by two attribute names: the ${root === 'data' ? 'data source' : 'ephemeral resource'} type and the resource name.`);
+      }
+      return { ref: { kind: 'resource', mode: root === 'data' ? 'data' : 'ephemeral', type: ty, name: nm, range: t.range, rest: steps.slice(2) }, diagnostics: [] };
+    }
+    case 'resource': {
+      const ty = attrName(steps[0]);
+      const nm = attrName(steps[1]);
+      if (ty === undefined || nm === undefined) {
+        return bad('Invalid reference', 'The "resource" object must be followed by two attribute names: the resource type and the resource name.');
+      }
+      return { ref: { kind: 'resource', mode: 'managed', type: ty, name: nm, range: t.range, rest: steps.slice(2) }, diagnostics: [] };
+    }
+    default: {
+      const nm = attrName(steps[0]);
+      if (nm === undefined) {
+        return bad('Invalid reference', 'A reference to a resource type must be followed by at least one attribute access, specifying the resource name.');
+      }
+      return { ref: { kind: 'resource', mode: 'managed', type: root, name: nm, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+    }
+  }
+}
+
+/** The Scope of one module instance over ModuleData. */
+export class ModuleScope implements Scope {
+  constructor(
+    readonly data: ModuleData,
+    readonly funcCtx: FuncContext,
+  ) {}
+
+  resolve(refs: readonly Traversal[]): { variables: Map<string, Value>; diagnostics: Diagnostic[] } {
+    const diags: Diagnostic[] = [];
+    const parsed: Ref[] = [];
+    for (const t of refs) {
+      const r = parseRef(t);
+      diags.push(...r.diagnostics);
+      if (r.ref) parsed.push(r.ref);
+    }
+    const variables = new Map<string, Value>();
+    if (diags.length) return { variables, diagnostics: diags };
+    const d = this.data;
+    const where = d.moduleDescription ?? 'in the root module';
+    const vars = new Map<string, Value>();
+    const locals = new Map<string, Value>();
+    const modules = new Map<string, Value>();
+    const resources = new Map<string, Map<string, Map<string, Value>>>(); // root name → type/name
+    const special = new Map<string, Map<string, Value>>();
+    const setSpecial = (root: string, attr: string, v: Value) => {
+      if (!special.has(root)) special.set(root, new Map());
+      special.get(root)!.set(attr, v);
+    };
+    for (const r of parsed) {
+      switch (r.kind) {
+        case 'var': {
+          const v = d.variable?.(r.name);
+          if (!v) {
+            diags.push(err('Reference to undeclared input variable', `An input variable with the name ${JSON.stringify(r.name)} has not been declared. This variable can be declared with a variable ${JSON.stringify(r.name)} {} block.`, r.range));
+          } else vars.set(r.name, v);
+          break;
+        }
+        case 'local': {
+          const v = d.local?.(r.name);
+          if (!v) diags.push(err('Reference to undeclared local value', `A local value with the name ${JSON.stringify(r.name)} has not been declared.`, r.range));
+          else locals.set(r.name, v);
+          break;
+        }
+        case 'module': {
+          const v = d.module?.(r.name);
+          if (!v) diags.push(err('Reference to undeclared module', `No module call named ${JSON.stringify(r.name)} is declared ${where}.`, r.range));
+          else modules.set(r.name, v);
+          break;
+        }
+        case 'resource': {
+          const v = d.resource?.(r.mode, r.type, r.name);
+          if (!v) {
+            const what = r.mode === 'managed' ? 'managed resource' : r.mode === 'data' ? 'data resource' : 'ephemeral resource';
+            diags.push(err('Reference to undeclared resource', `A ${what} ${JSON.stringify(r.type)} ${JSON.stringify(r.name)} has not been declared ${where}.`, r.range));
+          } else {
+            const root = r.mode === 'managed' ? r.type : r.mode;
+            const key = r.mode === 'managed' ? r.name : r.type;
+            if (!resources.has(root)) resources.set(root, new Map());
+            const byKey = resources.get(root)!;
+            if (r.mode === 'managed') {
+              if (!byKey.has(key)) byKey.set(key, new Map());
+              byKey.get(key)!.set('', v);
+            } else {
+              if (!byKey.has(key)) byKey.set(key, new Map());
+              byKey.get(key)!.set(r.name, v);
+            }
+          }
+          break;
+        }
+        case 'count':
+          if (!d.countIndex) {
+            diags.push(err('Reference to "count" in non-counted context', 'The "count" object can only be used in "module", "resource", and "data" blocks, and only when the "count" argument is set.', r.range));
+          } else setSpecial('count', 'index', d.countIndex);
+          break;
+        case 'each':
+          if (!d.each) {
+            diags.push(err('Reference to "each" in context without for_each', 'The "each" object can be used only in "module" or "resource" blocks, and only when the "for_each" argument is set.', r.range));
+          } else {
+            setSpecial('each', 'key', d.each.key);
+            setSpecial('each', 'value', d.each.value);
+          }
+          break;
+        case 'self':
+          if (!d.self) {
+            diags.push(err('Invalid "self" reference', 'The "self" object is not available in this context. This object can be used only in resource provisioner, connection, and postcondition blocks.', r.range));
+          } else variables.set('self', d.self);
+          break;
+        case 'path':
+          setSpecial('path', r.attr, Value.string(r.attr === 'module' ? (d.pathModule ?? '.') : r.attr === 'root' ? (d.pathRoot ?? '.') : (d.pathCwd ?? process.cwd())));
+          break;
+        case 'terraform':
+          if (r.attr === 'workspace') setSpecial('terraform', 'workspace', Value.string(d.workspace ?? 'default'));
+          else setSpecial('terraform', 'applying', Value.bool(false).mark('ephemeral'));
+          break;
+      }
+    }
+    if (vars.size) variables.set('var', Value.object(vars));
+    if (locals.size) variables.set('local', Value.object(locals));
+    if (modules.size) variables.set('module', Value.object(modules));
+    for (const [root, m] of special) variables.set(root, Value.object(m));
+    for (const [root, byKey] of resources) {
+      const o = new Map<string, Value>();
+      for (const [k, inner] of byKey) {
+        if (inner.has('')) o.set(k, inner.get('')!);
+        else o.set(k, Value.object(inner));
+      }
+      variables.set(root, Value.object(o));
+    }
+    void T;
+    return { variables, diagnostics: diags };
+  }
+}

@@ -1,0 +1,103 @@
+// Conformance of `foresight console` with `terraform console` 1.11.4: runs every case of
+// test/data/expressions/public.jsonl through runConsole in a temporary directory holding a copy of files/,
+// compares stdout, stderr and exit status byte for byte, and fails when the pass count drops below the
+// floor. Failing expressions are expected to be listed (with reasons) in known-differences.txt.
+// A second test runs a sample of cases through a real `terraform` when one is installed.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { runConsole } from '../../server/cli/console';
+
+interface Case {
+  expr: string;
+  stdout: string;
+  stderr: string;
+  exit: number;
+}
+
+const DATA = join(__dirname, '..', '..', '..', 'test', 'data', 'expressions');
+/** Minimum number of byte-identical cases; raise it as conformance improves, never lower it. */
+const FLOOR = 0;
+
+function loadCases(): Case[] {
+  return readFileSync(join(DATA, 'public.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Case);
+}
+
+function withWorkDir<T>(f: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-console-'));
+  cpSync(join(DATA, 'files'), dir, { recursive: true });
+  // terraform console holds the state lock while it runs, so these files exist in the reference runs.
+  writeFileSync(join(dir, 'terraform.tfstate'), '');
+  writeFileSync(join(dir, '.terraform.tfstate.lock.info'), '');
+  const old = process.cwd();
+  process.chdir(dir);
+  return f(dir).finally(() => {
+    process.chdir(old);
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+export async function runCase(c: Case, cwd: string): Promise<{ stdout: string; stderr: string; exit: number }> {
+  let stdout = '';
+  let stderr = '';
+  let exit: number;
+  try {
+    exit = await runConsole([], { stdin: async () => c.expr + '\n', stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), cwd });
+  } catch (e) {
+    stderr += `EXCEPTION: ${(e as Error).stack}`;
+    exit = 99;
+  }
+  return { stdout, stderr, exit };
+}
+
+test('console conformance with terraform console', async () => {
+  const cases = loadCases();
+  const failing: string[] = [];
+  await withWorkDir(async (dir) => {
+    for (const c of cases) {
+      const r = await runCase(c, dir);
+      if (r.stdout !== c.stdout || r.stderr !== c.stderr || r.exit !== c.exit) failing.push(c.expr);
+    }
+  });
+  const passed = cases.length - failing.length;
+  console.log(`# console conformance: ${passed}/${cases.length} (${((100 * passed) / cases.length).toFixed(1)}%)`);
+  if (process.env.FORESIGHT_LIST_FAILING) writeFileSync(process.env.FORESIGHT_LIST_FAILING, failing.join('\n') + '\n');
+  assert.ok(passed >= FLOOR, `conformance dropped below the floor: ${passed} < ${FLOOR}`);
+});
+
+test('live comparison with terraform console (sample)', (t) => {
+  const probe = spawnSync('terraform', ['version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    console.log('# terraform not installed: live comparison skipped');
+    t.skip('terraform not installed');
+    return;
+  }
+  const cases = loadCases();
+  const sample = cases.filter((_, i) => i % 50 === 0);
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-live-'));
+  cpSync(join(DATA, 'files'), dir, { recursive: true });
+  const cfg = join(dir, '..', `tfcfg-${process.pid}`);
+  writeFileSync(cfg, '');
+  try {
+    for (const c of sample) {
+      const r = spawnSync('terraform', ['console'], {
+        cwd: dir,
+        input: c.expr + '\n',
+        encoding: 'utf8',
+        env: { ...process.env, TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: cfg, CHECKPOINT_DISABLE: '1', LANG: 'C.UTF-8' },
+      });
+      assert.equal(r.stdout, c.stdout, `terraform stdout for ${c.expr}`);
+      assert.equal(r.status, c.exit, `terraform exit for ${c.expr}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(cfg, { force: true });
+  }
+});
