@@ -158,8 +158,11 @@ function checkRef(mod: Module, ref: Reference, scope: Scope, diags: Diagnostic[]
   }
 }
 
-function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: string; name: string }, ref: Reference, diags: Diagnostic[]): string | undefined {
+function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: string; name: string }, full: Reference, diags: Diagnostic[]): string | undefined {
   const key = resourceKey(addr);
+  // Terraform's reference range covers the resource address only (type and name), not what follows.
+  const used = addr.mode === 'data' || full.root === 'resource' ? 2 : 1;
+  const ref: Reference = { ...full, range: { ...full.range, end: full.steps[used - 1].range.end } };
   const found = mod.resources.find((r) => resourceKey(r) === key) ?? mod.checks.flatMap((c) => c.data).find((r) => resourceKey(r) === key);
   if (!found) {
     let sugg = '';
@@ -174,8 +177,7 @@ function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: s
     );
     return undefined;
   }
-  const off = addr.mode === 'data' || ref.root === 'resource' ? 2 : 1;
-  const next = ref.steps[off];
+  const next = full.steps[used];
   if (found.count && next && next.kind === 'attr') {
     diags.push(
       error(

@@ -266,6 +266,15 @@ function collectRefs(n: SyntaxNode, src: SourceText, bound: Set<string>, out: Re
     for (const c of n.namedChildren) if (c && c.type !== 'for_intro') collectRefs(c, src, names, out);
     return;
   }
+  if (n.type === 'object_elem') {
+    // A bare identifier key (`name = ...`) is the string "name", not a reference.
+    const key = n.childForFieldName('key');
+    const val = n.childForFieldName('val');
+    const bare = key && key.namedChildren.length === 1 && key.namedChildren[0]?.type === 'variable_expr';
+    if (key && !bare) collectRefs(key, src, bound, out);
+    if (val) collectRefs(val, src, bound, out);
+    return;
+  }
   // A traversal lives in a node whose children are variable_expr followed by get_attr/index/splat steps.
   const kids = n.namedChildren.filter((x): x is SyntaxNode => !!x);
   for (let i = 0; i < kids.length; i++) {

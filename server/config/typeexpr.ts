@@ -100,6 +100,18 @@ export function parseTypeConstraint(e: Expression, src: SourceText): { type: Typ
       case 'optional':
         break;
       default:
+        if (isCall) {
+          let depth = 0;
+          let end = t.end;
+          for (let k = p; k < toks.length && toks[k].kind !== 'eof'; k++) {
+            if (toks[k].text === '(') depth++;
+            if (toks[k].text === ')' && --depth === 0) {
+              end = toks[k].end;
+              break;
+            }
+          }
+          fail('Invalid type specification', `Keyword "${t.text}" is not a valid type constructor.`, t.start, end);
+        }
         fail('Invalid type specification', `The keyword "${t.text}" is not a valid type specification.`, t.start, t.end);
     }
     if (!isCall) {

@@ -48,7 +48,7 @@ class Scanner {
   readonly toks: Tok[] = [];
   constructor(
     private readonly s: string,
-    private readonly diag: (summary: string, detail: string, a: number, b: number) => void,
+    private readonly diag: (summary: string, detail: string, a: number, b: number, ctxStart?: number) => void,
   ) {}
 
   scan(): Tok[] {
@@ -212,7 +212,8 @@ class Scanner {
       j = e + 1;
     }
     out.push({ kind: 'string', start: i, end: s.length, text: s.slice(i), bad: true });
-    this.diag('Unterminated template string', 'No closing marker was found for the string.', s.length, s.length + 1);
+    // HCL's context for an unterminated heredoc is its content, from the line after the marker to the end.
+    this.diag('Unterminated template string', 'No closing marker was found for the string.', s.length, s.length + 1, i + headLen);
     return s.length;
   }
 }
@@ -567,7 +568,9 @@ export function analyzeSyntax(text: string, filename: string, tree?: Tree): Synt
   const lexical: Diagnostic[] = [];
   const structural: Diagnostic[] = [];
   try {
-    const toks = new Scanner(text, (s, d, a, b) => lexical.push(error(s, d, rng(src, a, b), { source: 'syntax' }))).scan();
+    const toks = new Scanner(text, (s, d, a, b, c) =>
+      lexical.push(error(s, d, rng(src, a, b), c === undefined ? { source: 'syntax' } : { source: 'syntax', context: src.range(c, Math.min(b, text.length)) })),
+    ).scan();
     const ch = new Checker(toks, (s, d, a, b, c) =>
       structural.push(error(s, d, rng(src, a, b), c === undefined ? { source: 'syntax' } : { source: 'syntax', context: src.range(c, b) })),
     );

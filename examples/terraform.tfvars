@@ -1,0 +1,2 @@
+environment  = "staging"
+server_count = 3
