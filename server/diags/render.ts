@@ -72,31 +72,49 @@ function renderSnippet(d: Diagnostic, opts: RenderOptions, col: (s: string) => s
     return `${col(C.reset)}  on ${r.filename} line ${r.start.line}${ctxStr}:\n  (source code not available)\n\n`;
   }
   let buf = `${col(C.reset)}  on ${r.filename} line ${r.start.line}${ctxStr}:\n`;
-  // The snippet covers the lines of the context range (or subject), highlighting the subject.
+  // As Terraform does: the snippet is every source line (split like bufio.ScanLines, which drops a "\r"
+  // before "\n") that overlaps the context range widened to cover the subject; empty ranges are widened by
+  // one byte first, and empty lines never overlap. The highlight is placed by byte offsets and clamped.
+  const srcBytes = Buffer.from(src, 'utf8');
+  const hlStart = r.start.byte;
+  let hlEnd = r.end.byte;
   const ctxRange = d.context && d.context.filename === r.filename ? d.context : r;
-  const firstLine = Math.min(ctxRange.start.line, r.start.line);
-  const lastLine = Math.max(ctxRange.end.line, r.end.line);
-  const allLines = src.split('\n');
-  const lineStartByte: number[] = [];
-  let b = 0;
-  const enc = new TextEncoder();
-  for (const l of allLines) {
-    lineStartByte.push(b);
-    b += enc.encode(l).length + 1;
+  let snipStart = Math.min(ctxRange.start.byte, r.start.byte);
+  let snipEnd = Math.max(ctxRange.end.byte, r.end.byte);
+  const snipLine = ctxRange.start.byte <= r.start.byte ? ctxRange.start.line : r.start.line;
+  if (snipStart === snipEnd) snipEnd++;
+  if (hlStart === hlEnd) hlEnd++;
+  const contains = (s: number, e: number, o: number) => o >= s && o < e;
+  const codeLines: Buffer[] = [];
+  let codeStartByte = 0;
+  for (let pos = 0; pos < srcBytes.length; ) {
+    let nl = srcBytes.indexOf(10, pos);
+    const next = nl < 0 ? srcBytes.length : nl + 1;
+    if (nl < 0) nl = srcBytes.length;
+    let lineEnd = nl;
+    if (nl < srcBytes.length && lineEnd > pos && srcBytes[lineEnd - 1] === 13) lineEnd--;
+    const overlaps =
+      lineEnd > pos &&
+      snipEnd > snipStart &&
+      (contains(pos, lineEnd, snipStart) || contains(pos, lineEnd, snipEnd) || contains(snipStart, snipEnd, pos) || contains(snipStart, snipEnd, lineEnd));
+    if (overlaps) {
+      if (codeStartByte === 0 && codeLines.length === 0) codeStartByte = pos;
+      codeLines.push(srcBytes.subarray(pos, lineEnd));
+    }
+    pos = next;
   }
-  const code = allLines.slice(firstLine - 1, lastLine).join('\n').replace(/\r(?=\n|$)/g, '');
-  const codeBytes = enc.encode(code);
-  const base = lineStartByte[firstLine - 1] ?? 0;
-  let start = Math.max(0, Math.min(codeBytes.length, r.start.byte - base));
-  let end = Math.max(0, Math.min(codeBytes.length, r.end.byte - base));
-  if (end < start) end = Math.min(start + 1, codeBytes.length);
+  const codeBytes = Buffer.concat(codeLines.flatMap((l, i) => (i === 0 ? [l] : [Buffer.from('\n'), l])));
+  const clamp = (n: number) => Math.max(0, Math.min(codeBytes.length, n));
+  const start = clamp(hlStart - codeStartByte);
+  const end = clamp(hlStart - codeStartByte + (hlEnd - hlStart));
   const dec = new TextDecoder();
-  const before = dec.decode(codeBytes.slice(0, start));
-  const hl = dec.decode(codeBytes.slice(start, end));
-  const after = dec.decode(codeBytes.slice(end));
-  const marked = `${before}${col(C.underline)}${hl}${col(C.reset)}${after}`;
+  const before = dec.decode(codeBytes.subarray(0, start));
+  const hl = dec.decode(codeBytes.subarray(start, Math.max(start, end)));
+  const after = dec.decode(codeBytes.subarray(Math.max(start, end)));
+  // Terraform's colour formatter appends a reset after the whole coloured snippet.
+  const marked = `${before}${col(C.underline)}${hl}${col(C.reset)}${after}${col(C.reset)}`;
   marked.split('\n').forEach((line, i) => {
-    buf += `${String(firstLine + i).padStart(4, ' ')}: ${line}\n`;
+    buf += `${String(snipLine + i).padStart(4, ' ')}: ${line}\n`;
   });
   if (d.values && d.values.length > 0) {
     const values = [...d.values].sort((a, b) => (a.traversal < b.traversal ? -1 : a.traversal > b.traversal ? 1 : 0));
