@@ -33,7 +33,9 @@ const FILENAME = '<console-input>';
 
 /** The scope of the console in a directory without configuration. */
 export function emptyConsoleScope(cwd: string): Scope {
-  return new ModuleScope({ pathCwd: cwd }, { baseDir: cwd, planning: true, console: true });
+  // Terraform's console resolves file paths against ".", and prints them as given.
+  const baseDir = cwd === process.cwd() ? '.' : cwd;
+  return new ModuleScope({ pathCwd: cwd }, { baseDir, planning: true, console: true });
 }
 
 /** Evaluates one console line: the printed output (with trailing newline) or diagnostics. */
@@ -53,7 +55,6 @@ export function evalConsoleLine(line: string, scope: Scope): { output?: string; 
           severity: 'error',
           summary: 'Invalid use of type function',
           detail: 'The console-only "type" function cannot be used as part of an expression.',
-          subject: p.expr.range,
         },
       ],
     };

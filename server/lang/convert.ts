@@ -14,7 +14,7 @@ import type { Expr } from './ast';
 import { Num } from './number';
 import * as T from './types';
 import type { Type } from './types';
-import { Value } from './value';
+import { Value, type Mark } from './value';
 
 export type ConvResult = { value: Value; error?: undefined; path?: undefined } | { value?: undefined; error: string; path?: (string | number)[] };
 
@@ -167,7 +167,15 @@ function convertUnmarked(v: Value, want: Type, path: (string | number)[]): ConvR
         if (r.error !== undefined) return r;
         out.push(r.value.markWith(em));
       }
-      return { value: want.kind === 'list' ? Value.list(out, et) : Value.set(out, et) };
+      if (want.kind === 'list') return { value: Value.list(out, et) };
+      // Set elements cannot carry marks: cty moves them to the set itself.
+      const setMarks = new Set<Mark>();
+      const plain = out.map((x) => {
+        const [d, m] = x.unmarkDeep();
+        for (const y of m) setMarks.add(y);
+        return d;
+      });
+      return { value: Value.set(plain, et).markWith(setMarks) };
     }
     case 'map': {
       const entries = v.entries;

@@ -383,7 +383,8 @@ function evalConditional(e: Extract<Expr, { kind: 'conditional' }>, ctx: EvalCon
       diagnostics: [diag('Inconsistent conditional result types', `The ${cb.value.bool ? 'true' : 'false'} result value has the wrong type: ${conv.error}.`, chosenExpr.range, e.range)],
     };
   }
-  return { value: conv.value.markWith(cmarks), diagnostics: chosen.diagnostics };
+  // Both branches' marks apply to the result, whichever is chosen (as HCL does).
+  return { value: conv.value.markWith(cmarks).markWith(t.value.marks).markWith(f.value.marks), diagnostics: chosen.diagnostics };
 }
 
 function describeMismatch(a: Type, b: Type): string {
@@ -476,8 +477,6 @@ function evalBinary(e: Extract<Expr, { kind: 'binary' }>, ctx: EvalContext): Res
       if (y.sign() === 0) return done(Value.number(x.sign() >= 0 ? Num.POS_INF : Num.NEG_INF));
       return done(Value.number(x.div(y)));
     case '%':
-      if (y.sign() === 0 || x.isInf()) return opFailed("can't use modulo by zero", e.range, e.range);
-      if (y.isInf()) return done(Value.number(x));
       return done(Value.number(x.mod(y)));
   }
   return done(Value.unknown(retType));
@@ -605,6 +604,7 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
   const groups = new Map<string, Value[]>();
   let unknown = false;
   for (const [kv, vv] of pairs) {
+    if (hasErr(ds)) break;
     const vars = new Map<string, Value>();
     if (e.keyVar) vars.set(e.keyVar, kv);
     vars.set(e.valVar, vv);

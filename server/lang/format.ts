@@ -50,7 +50,7 @@ export function formatValue(v: Value, indent = 0): string {
     case 'map':
       return `tomap(${formatMapping(v, indent)})`;
     case 'typeval':
-      return T.typeString(v.typeValue);
+      return consoleTypeString(v.typeValue);
     default:
       return '';
   }
@@ -144,4 +144,30 @@ export function goQuote(s: string): string {
     }
   }
   return out + '"';
+}
+
+/** A type as the console's type() prints it: collections of non-primitive types span several lines. */
+export function consoleTypeString(t: T.Type, indent = ''): string {
+  switch (t.kind) {
+    case 'list':
+    case 'set':
+    case 'map': {
+      if (T.isPrimitive(t.elem) || t.elem.kind === 'dynamic') return `${t.kind}(${consoleTypeString(t.elem, indent)})`;
+      const inner = indent + '    ';
+      return `${t.kind}(\n${inner}${consoleTypeString(t.elem, inner)},\n${indent})`;
+    }
+    case 'tuple': {
+      if (t.elems.length === 0) return 'tuple([])';
+      const inner = indent + '    ';
+      return `tuple([\n${t.elems.map((e) => `${inner}${consoleTypeString(e, inner)},\n`).join('')}${indent}])`;
+    }
+    case 'object': {
+      const names = T.attrNames(t);
+      if (names.length === 0) return 'object({})';
+      const inner = indent + '    ';
+      return `object({\n${names.map((n) => `${inner}${n}: ${consoleTypeString(t.attrs.get(n)!, inner)},\n`).join('')}${indent}})`;
+    }
+    default:
+      return T.typeString(t);
+  }
 }

@@ -804,12 +804,20 @@ class Parser {
         }
         this.pushNl(false);
         let key: Expr;
+        let keyIsIdent = false;
         try {
-          key = this.parseExpression();
+          const kt = this.peek();
+          const after = this.toks[this.toks.indexOf(kt) + 1];
+          if (kt.type === 'ident' && after && (after.type === 'equal' || after.type === 'colon')) {
+            // A bare name (even true/false/null) before "=" is the attribute name itself.
+            this.next();
+            const r = this.rangeOf(kt);
+            key = { kind: 'scopeTraversal', traversal: { root: kt.text, rootRange: r, steps: [], range: r }, range: r };
+            keyIsIdent = true;
+          } else key = this.parseExpression();
         } finally {
           this.popNl();
         }
-        const keyIsIdent = key.kind === 'scopeTraversal' && key.traversal.steps.length === 0;
         const eq = this.peek();
         if (eq.type !== 'equal' && eq.type !== 'colon') {
           if (eq.type === 'nl' || eq.type === 'comma' || eq.type === 'cbrace') {
@@ -920,7 +928,9 @@ class Parser {
       this.fail('Unterminated template string', 'No closing marker was found for the string.', this.span(this.rangeOf(open), this.rangeOf(close)));
     }
     this.next();
-    return this.buildTemplate(items, this.span(this.rangeOf(open), this.rangeOf(close)), false);
+    // As HCL, a quoted template's range spans its parts (the quotes only when it has none).
+    const range = items.length > 0 ? this.span(items[0].range, items[items.length - 1].range) : this.span(this.rangeOf(open), this.rangeOf(close));
+    return this.buildTemplate(items, range, false);
   }
 
   /** A whole input scanned as a template (templatefile / templatestring). */
@@ -1127,7 +1137,8 @@ class Parser {
             const body = parseSeq(['endfor']);
             if (!body.stop) this.fail('Unexpected end of template', `The for directive at ${rangeString(it.range)} is missing its corresponding endfor directive.`, it.range);
             if (body.stop.kind !== 'endfor') {
-              this.fail('Unexpected else directive', 'An else clause is not expected for a for directive.', body.stop.range);
+              // Reported without stopping: HCL goes on and also reports the now-unbalanced endfor.
+              this.diags.push(err('Unexpected else directive', 'An else clause is not expected for a for directive.', body.stop.range));
             }
             const r = this.span(it.range, body.stop.range);
             const fe: Expr = {
