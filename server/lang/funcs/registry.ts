@@ -8,7 +8,9 @@ import { functions as collection } from './collection';
 import { functions as crypto } from './crypto';
 import { functions as encoding } from './encoding';
 import { functions as filesystem } from './filesystem';
+import { functions as ipnet } from './ipnet';
 import { functions as numeric } from './numeric';
+import { functions as re } from './re';
 import { functions as string } from './string';
 import { functions as template } from './template';
 import { functions as typeconv } from './typeconv';
@@ -21,6 +23,8 @@ const table: Record<string, FuncSpec> = Object.assign(
   encoding,
   filesystem,
   crypto,
+  ipnet,
+  re,
   template,
   typeconv,
 );
