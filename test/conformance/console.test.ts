@@ -21,7 +21,7 @@ interface Case {
 
 const DATA = join(__dirname, '..', '..', '..', 'test', 'data', 'expressions');
 /** Minimum number of byte-identical cases; raise it as conformance improves, never lower it. */
-const FLOOR = 0;
+const FLOOR = 1238;
 
 function loadCases(): Case[] {
   return readFileSync(join(DATA, 'public.jsonl'), 'utf8')
@@ -69,6 +69,14 @@ test('console conformance with terraform console', async () => {
   const passed = cases.length - failing.length;
   console.log(`# console conformance: ${passed}/${cases.length} (${((100 * passed) / cases.length).toFixed(1)}%)`);
   if (process.env.FORESIGHT_LIST_FAILING) writeFileSync(process.env.FORESIGHT_LIST_FAILING, failing.join('\n') + '\n');
+  const known = new Set(
+    readFileSync(join(DATA, 'known-differences.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'))
+      .map((l) => l.slice(l.indexOf('\t') + 1)),
+  );
+  const unexplained = failing.filter((f) => !known.has(f));
+  if (unexplained.length) console.log(`# failing cases not in known-differences.txt:\n${unexplained.map((f) => '#   ' + f).join('\n')}`);
   assert.ok(passed >= FLOOR, `conformance dropped below the floor: ${passed} < ${FLOOR}`);
 });
 
