@@ -1,15 +1,20 @@
 // The table of verbs. Verbs Terraform has that Foresight does not implement yet are absent, so the
 // dispatcher reports them as unknown rather than pretending.
 
+import { runConsole } from './console';
+import { runFmt } from './fmt';
 import type { Command } from './io';
-import { VERSION_TEXT } from './version';
+import { runValidate } from './validate';
+import { TERRAFORM_VERSION, VERSION_TEXT } from './version';
 
 export const commands: Record<string, Command> = {
+  console: (args, io) => runConsole(args, io),
+  fmt: (args, io) => runFmt(args, io),
+  validate: (args, io) => runValidate(args, io),
   version: async (args, io) => {
     if (args.includes('-json')) {
-      io.stdout(
-        JSON.stringify({ terraform_version: '1.11.4', platform: 'linux_amd64', provider_selections: {}, terraform_outdated: false }, null, 2) + '\n',
-      );
+      const doc = { terraform_version: TERRAFORM_VERSION, platform: 'linux_amd64', provider_selections: {}, terraform_outdated: false };
+      io.stdout(JSON.stringify(doc, null, 2) + '\n');
     } else io.stdout(VERSION_TEXT);
     return 0;
   },

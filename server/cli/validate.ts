@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
-import { renderDiagnostics } from '../diags/render';
+import { renderDiagnosticsView as renderDiagnostics } from '../diags/render';
 import { validateDirectory } from '../config/validate';
 
 export interface CliIO {
@@ -27,8 +27,8 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     else if (a === '-no-tests' || a.startsWith('-test-directory=')) continue;
     else if (a.startsWith('-') && a !== '-') {
       const d = error('Failed to parse command-line flags', `flag provided but not defined: ${a.split('=')[0]}`);
-      io.stderr(renderDiagnostics([d], { color }).replace(/^\n/, '\n'));
-      io.stderr('For more help on using this command, run:\n  terraform validate -help\n');
+      io.stderr(renderDiagnostics([d], { color }));
+      io.stderr('\nFor more help on using this command, run:\n  terraform validate -help\n');
       return 1;
     } else positional.push(a);
   }

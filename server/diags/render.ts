@@ -46,17 +46,30 @@ export function renderDiagnostic(d: Diagnostic, opts: RenderOptions): string {
   if (!color) return buf;
   const rule = d.severity === 'error' ? C.red : C.yellow;
   const lines = buf.split('\n');
-  let out = `${rule}${rule}╷${C.reset}${C.reset}\n`;
+  let out = `${rule}╷${C.reset}${C.reset}\n`;
   for (const l of lines.slice(0, -1)) out += `${rule}│${C.reset} ${C.reset}${l}\n`;
   out += `${rule}╵${C.reset}${C.reset}\n`;
   return out;
 }
 
-/** All diagnostics as Terraform prints them after a command: each followed by a blank line (coloured: a reset line). */
+/**
+ * Diagnostics as Terraform's command views print them (validate, plan, apply, flag errors): coloured, the
+ * boxes follow one another; plain, each diagnostic is preceded by a blank line.
+ */
+export function renderDiagnosticsView(diags: readonly Diagnostic[], opts: RenderOptions): string {
+  let out = '';
+  for (const d of diags) out += opts.color ? renderDiagnostic(d, opts) : '\n' + renderDiagnostic(d, opts);
+  return out;
+}
+
+/**
+ * Diagnostics as the older commands that write through Terraform's coloured UI print them (console, fmt):
+ * coloured, each box is wrapped in one more red/reset pair and followed by a reset line.
+ */
 export function renderDiagnostics(diags: readonly Diagnostic[], opts: RenderOptions): string {
   let out = '';
   for (const d of diags) {
-    if (opts.color) out += renderDiagnostic(d, opts) + `${C.reset}${C.reset}\n`;
+    if (opts.color) out += `${C.red}${renderDiagnostic(d, opts)}${C.reset}${C.reset}\n`;
     else out += '\n' + renderDiagnostic(d, opts);
   }
   return out;

@@ -15,7 +15,7 @@ let language: Language | undefined;
 let initPromise: Promise<void> | undefined;
 
 /** Finds a file shipped beside the bundle (dist/), falling back to the repository's dist/ and node_modules. */
-function locate(name: string, fallback: string): string {
+function locate(name: string, packageDir: string): string {
   const dirs: string[] = [];
   if (typeof __dirname === 'string') {
     let d = __dirname;
@@ -29,18 +29,19 @@ function locate(name: string, fallback: string): string {
     const p = join(d, name);
     if (existsSync(p)) return p;
   }
-  return fallback;
+  for (const d of dirs) {
+    const p = join(d, 'node_modules', packageDir, name);
+    if (existsSync(p)) return p;
+  }
+  throw new Error(`cannot find ${name} beside the bundle or in node_modules/${packageDir}`);
 }
 
 export function initParser(): Promise<void> {
   if (!initPromise) {
     initPromise = (async () => {
-      const runtime = locate('web-tree-sitter.wasm', require.resolve('web-tree-sitter/web-tree-sitter.wasm'));
+      const runtime = locate('web-tree-sitter.wasm', 'web-tree-sitter');
       await Parser.init({ locateFile: () => runtime });
-      const grammar = locate(
-        'tree-sitter-terraform.wasm',
-        require.resolve('@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-terraform.wasm'),
-      );
+      const grammar = locate('tree-sitter-terraform.wasm', '@tree-sitter-grammars/tree-sitter-hcl');
       language = await Language.load(grammar);
     })();
   }
