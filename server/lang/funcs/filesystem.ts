@@ -312,8 +312,13 @@ function goRel(base: string, target: string): string {
  * templatefile needs the template parser/evaluator (lang/parse.ts, lang/eval.ts), which register themselves
  * here so this module does not import them (and so keeps no dependency cycle with the function table).
  */
+/**
+ * Renders template text with the given variables: parses (syntax errors → FuncError "<file>:<range>: <summary>;
+ * <detail>"), checks variable names and that every reference is in vars (FuncArgError(1, …)), evaluates.
+ */
 export type TemplateRenderer = (src: string, filename: string, vars: ReadonlyMap<string, Value>, ctx: FuncContext) => Value;
 let templateRenderer: TemplateRenderer | undefined;
+let templateDepth = 0;
 export function setTemplateRenderer(r: TemplateRenderer): void {
   templateRenderer = r;
 }
@@ -445,12 +450,12 @@ function renderTemplateFile(args: readonly Value[], ctx: FuncContext): Value {
   if (k !== 'map' && k !== 'object') throw new FuncArgError(1, 'invalid vars value: must be a map');
   if (!templateRenderer) throw new FuncError('templatefile is not available: no template evaluator is registered');
   const m = vars.isKnown && !vars.isNull ? vars.entries : new Map<string, Value>();
-  for (const n of [...m.keys()].sort()) {
-    if (!/^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_-]*$/u.test(n))
-      throw new FuncArgError(
-        1,
-        `invalid template variable name ${goQuote(n)}: must start with a letter, followed by zero or more letters, digits, and underscores`,
-      );
+  // The renderer parses first, then checks variable names and references (Terraform's order).
+  if (templateDepth > 0) throw new FuncError('cannot recursively call templatefile from inside templatefile call');
+  templateDepth++;
+  try {
+    return templateRenderer(src, pv.str, m, ctx).markWith(marks);
+  } finally {
+    templateDepth--;
   }
-  return templateRenderer(src, pv.str, m, ctx).markWith(marks);
 }

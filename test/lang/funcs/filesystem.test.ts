@@ -100,3 +100,21 @@ test('fileset', () => {
   assert.deepEqual(set('.', 'sub/[ab].*'), ['sub/a.txt', 'sub/b.txt']);
   throwsMsg(() => F.fileset.impl([s('.'), s('[')], dot), FuncError, 'failed to glob pattern "[": syntax error in pattern');
 });
+
+test('templatefile (with the renderer of funcs/template.ts)', async () => {
+  await import('../../../server/lang/funcs/template');
+  const tf = (p: string, vars: Record<string, Value>) => F.templatefile.impl([s(p), Value.object(vars)], ctx);
+  assert.equal(tf('greeting.tftpl', { name: s('World') }).str, 'Hello, World!\n');
+  assert.equal(tf('list.tftpl', { items: Value.tuple([s('x'), s('y'), s('z')]) }).str, '0: x\n1: y\n2: z\n');
+  assert.equal(tf('cond.tftpl', { enabled: Value.bool(false) }).str, 'off\n');
+  assert.equal(tf('greeting.tftpl', { name: s('a'), extra: Value.number(1) }).str, 'Hello, a!\n');
+  assert.ok(tf('greeting.tftpl', { name: s('s').mark('sensitive') }).isSensitive);
+  throwsMsg(() => tf('greeting.tftpl', {}), FuncArgError, 'vars map does not contain key "name", referenced at greeting.tftpl:1,10-14');
+  throwsMsg(() => tf('missing.tftpl', {}), FuncArgError, NOFILE('missing.tftpl'));
+  throwsMsg(() => F.templatefile.impl([s('greeting.tftpl'), s('x')], ctx), FuncArgError, 'invalid vars value: must be a map');
+  throwsMsg(
+    () => tf('bad.tftpl', { name: s('x') }),
+    FuncError,
+    'bad.tftpl:1,1-8: Unclosed template interpolation sequence; There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.',
+  );
+});
