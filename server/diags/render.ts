@@ -36,7 +36,10 @@ export function renderDiagnostic(d: Diagnostic, opts: RenderOptions): string {
   } else {
     buf += `${d.severity === 'error' ? 'Error' : 'Warning'}: ${d.summary}\n\n`;
   }
-  buf += renderSnippet(d, opts, col);
+  const snippet = renderSnippet(d, opts, col);
+  // Terraform's colour formatter ends the summary line with a reset; the snippet starts with it, and without a
+  // snippet it stands at the start of the next line.
+  buf += snippet === '' ? col(C.reset) : snippet;
   if (d.detail) {
     const paraWidth = color ? width - 2 - 1 : width - 1;
     for (const line of d.detail.split('\n')) {
@@ -45,9 +48,11 @@ export function renderDiagnostic(d: Diagnostic, opts: RenderOptions): string {
   }
   if (!color) return buf;
   const rule = d.severity === 'error' ? C.red : C.yellow;
+  // Lines as bufio.ScanLines yields them: a final segment without a newline is still a line.
   const lines = buf.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
   let out = `${rule}╷${C.reset}${C.reset}\n`;
-  for (const l of lines.slice(0, -1)) out += `${rule}│${C.reset} ${C.reset}${l}\n`;
+  for (const l of lines) out += `${rule}│${C.reset} ${C.reset}${l}\n`;
   out += `${rule}╵${C.reset}${C.reset}\n`;
   return out;
 }

@@ -124,8 +124,19 @@ class Parser {
     return this.src.slice(t.start, t.end);
   }
 
+  private cacheAt = -1;
+  private cacheInc = false;
+  private cache?: Peeked;
+
   private nextToken(): Peeked {
     const inc = this.nl[this.nl.length - 1];
+    if (this.cache && this.cacheAt === this.next && this.cacheInc === inc) return this.cache;
+    this.cacheAt = this.next;
+    this.cacheInc = inc;
+    return (this.cache = this.scanToken(inc));
+  }
+
+  private scanToken(inc: boolean): Peeked {
     for (let i = this.next; i < this.toks.length; i++) {
       const tok = this.toks[i];
       if (tok.type === T.Comment) {
