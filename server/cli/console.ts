@@ -2,6 +2,7 @@
 // `terraform console` does (values via lang/format.ts, diagnostics via diags/render.ts in colour unless
 // -no-color). Without a configuration the scope is an empty root module; the configuration layer may pass
 // a Scope for a real module. Exit status: 0, or 1 after the first line that produced an error.
+// Like Terraform with piped input, only the last line's result is printed.
 
 import type { Diagnostic } from '../diags/diagnostic';
 import { renderDiagnostics } from '../diags/render';
@@ -38,12 +39,11 @@ export function emptyConsoleScope(cwd: string): Scope {
   return new ModuleScope({ pathCwd: cwd }, { baseDir, planning: true, console: true });
 }
 
-/** Evaluates one console line: the printed output (with trailing newline) or diagnostics. */
-export function evalConsoleLine(line: string, scope: Scope): { output?: string; diagnostics: Diagnostic[] } {
-  const trimmed = line.trim();
-  if (trimmed === '') return { output: '\n', diagnostics: [] };
-  if (trimmed === 'exit') return { output: '', diagnostics: [] };
-  if (trimmed === 'help') return { output: HELP, diagnostics: [] };
+/** Evaluates one console line (already trimmed): the result text (no trailing newline), whether it asked to exit, or diagnostics. */
+export function evalConsoleLine(line: string, scope: Scope): { output?: string; exit?: boolean; diagnostics: Diagnostic[] } {
+  if (line === '') return { output: '', diagnostics: [] };
+  if (line === 'exit') return { exit: true, diagnostics: [] };
+  if (line === 'help') return { output: HELP.replace(/\n$/, ''), diagnostics: [] };
   const p = parseExpression(line, FILENAME);
   if (!p.expr) return { diagnostics: p.diagnostics };
   const r = evaluate(p.expr, scope);
@@ -59,7 +59,7 @@ export function evalConsoleLine(line: string, scope: Scope): { output?: string; 
       ],
     };
   }
-  return { output: formatValue(r.value) + '\n', diagnostics: r.diagnostics };
+  return { output: formatValue(r.value), diagnostics: r.diagnostics };
 }
 
 function isTypeCall(e: Expr): boolean {
@@ -68,21 +68,32 @@ function isTypeCall(e: Expr): boolean {
   return e.kind === 'call' && (e.name === 'type' || e.name === 'core::type');
 }
 
+/**
+ * Piped mode, as terraform console without a terminal: every line is evaluated in turn, the first error
+ * prints its diagnostics and exits 1, `exit` ends at once without output, and only the last result is
+ * printed.
+ */
 export async function runConsole(args: string[], io: ConsoleIO, scope?: Scope): Promise<number> {
   const color = !args.includes('-no-color');
   const sc = scope ?? emptyConsoleScope(io.cwd);
   const input = await io.stdin();
   const lines = input.split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  let last = '';
   for (const raw of lines) {
-    const line = raw.replace(/\r$/, '');
-    if (line.trim() === 'exit') return 0;
-    const r = evalConsoleLine(line, sc);
-    if (r.diagnostics.length > 0) {
+    const r = evalConsoleLine(goTrimSpace(raw), sc);
+    if (r.diagnostics.some((d) => d.severity === 'error')) {
       io.stderr(renderDiagnostics(r.diagnostics, { color }));
-      if (r.diagnostics.some((d) => d.severity === 'error')) return 1;
+      return 1;
     }
-    if (r.output !== undefined) io.stdout(r.output);
+    if (r.diagnostics.length > 0) io.stderr(renderDiagnostics(r.diagnostics, { color }));
+    if (r.exit) return 0; // terraform prints nothing at all after `exit`
+    last = r.output ?? '';
   }
+  io.stdout(last + '\n');
   return 0;
+}
+
+function goTrimSpace(s: string): string {
+  return s.replace(/^[\t\n\v\f\r \u0085\u00a0]+|[\t\n\v\f\r \u0085\u00a0]+$/g, '');
 }

@@ -756,9 +756,6 @@ class Parser {
       for (;;) {
         const t = this.peek();
         if (t.type === 'cbrack') break;
-        if (t.type === 'eof') {
-          this.fail('Unterminated tuple constructor expression', 'There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.', this.rangeOf(open));
-        }
         elems.push(this.parseExpression());
         const sep = this.peek();
         if (sep.type === 'cbrack') break;
@@ -799,9 +796,7 @@ class Parser {
         skipNl();
         const t = this.peek();
         if (t.type === 'cbrace') break;
-        if (t.type === 'eof') {
-          this.fail('Unterminated object constructor expression', 'There is no corresponding closing brace before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.', this.rangeOf(open));
-        }
+        if (t.type === 'eof') this.fail('Missing expression', 'Expected the start of an expression, but found the end of the file.', this.rangeOf(t));
         this.pushNl(false);
         let key: Expr;
         let keyIsIdent = false;
@@ -884,7 +879,7 @@ class Parser {
     let group = false;
     if (this.peek().type === 'ellipsis') {
       const el = this.next();
-      if (!isObject) bad('Grouping ellipsis (...) cannot be set when building a tuple.', el);
+      if (!isObject) bad('Grouping ellipsis (...) cannot be used when building a tuple.', el);
       group = true;
     }
     let cond: Expr | undefined;
