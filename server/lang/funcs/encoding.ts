@@ -667,6 +667,23 @@ function yamlToValue(node: YNode | null | undefined, doc: YDoc): Value {
   throw new FuncError('unsupported YAML node');
 }
 
+/** Offset of the innermost flow collection ('[' or '{') still open at `end` (quotes skipped roughly). */
+function openFlowOffset(src: string, end: number): number {
+  const stack: number[] = [];
+  let quote = '';
+  for (let k = 0; k < Math.min(end, src.length); k++) {
+    const c = src[k];
+    if (quote) {
+      if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '[' || c === '{') stack.push(k);
+    else if ((c === ']' || c === '}') && stack.length) stack.pop();
+  }
+  return stack.length ? stack[stack.length - 1] : 0;
+}
+
 function yamlDecode(src: string): Value {
   if (src.trim() === '' || /^(\s*#[^\n]*\n?)*\s*$/.test(src)) throw new FuncError('on line 1, column 1: missing start of document');
   const docs = parseAllDocuments(src, { version: '1.1', customTags: ['timestamp', 'binary'], uniqueKeys: false, merge: true });
@@ -680,8 +697,12 @@ function yamlDecode(src: string): Value {
         const m = /alias \*?(\S+)/.exec(msg);
         throw new FuncError(`reference to undefined anchor ${goQuote(m ? m[1] : '')}`);
       }
-      if (e.code === 'MISSING_CHAR' && /flow sequence/.test(msg)) msg = "did not find expected ',' or ']'";
-      if (e.code === 'MISSING_CHAR' && /flow map/.test(msg)) msg = "did not find expected ',' or '}'";
+      if (/^Flow (sequence|map)/.test(msg)) {
+        // libyaml reports an unterminated flow collection at the line where it opened, column 1.
+        const seq = msg.startsWith('Flow sequence');
+        const line = src.slice(0, openFlowOffset(src, e.pos[0])).split('\n').length;
+        throw new FuncError(`on line ${line}, column 1: did not find expected ',' or '${seq ? ']' : '}'}'`);
+      }
       if (e.code === 'MISSING_CHAR' && /quote/.test(msg)) throw new FuncError('found unexpected end of stream');
       throw new FuncError(pos ? `on line ${pos.line}, column ${pos.col}: ${msg}` : msg);
     }

@@ -179,3 +179,9 @@ test('yamldecode', () => {
   throwsMsg(() => call('yamldecode', s('---\na: 1\n---\nb: 2')), FuncError, 'on line 2, column 1: unexpected extra content after value');
   throwsMsg(() => call('yamldecode', s('*x')), FuncError, 'reference to undefined anchor "x"');
 });
+
+test('yamldecode flow collection errors', () => {
+  throwsMsg(() => call('yamldecode', s('a: [1')), FuncError, "on line 1, column 1: did not find expected ',' or ']'");
+  throwsMsg(() => call('yamldecode', s('x:\n  y: [1')), FuncError, "on line 2, column 1: did not find expected ',' or ']'");
+  throwsMsg(() => call('yamldecode', s('a: {b: 1')), FuncError, "on line 1, column 1: did not find expected ',' or '}'");
+});
