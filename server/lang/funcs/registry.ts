@@ -6,6 +6,7 @@
 import type { FuncContext, FuncSpec } from './function';
 import { functions as collection } from './collection';
 import { functions as crypto } from './crypto';
+import { functions as datetime } from './datetime';
 import { functions as encoding } from './encoding';
 import { functions as filesystem } from './filesystem';
 import { functions as ipnet } from './ipnet';
@@ -23,6 +24,7 @@ const table: Record<string, FuncSpec> = Object.assign(
   encoding,
   filesystem,
   crypto,
+  datetime,
   ipnet,
   re,
   template,
