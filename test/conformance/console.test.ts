@@ -21,7 +21,7 @@ interface Case {
 
 const DATA = join(__dirname, '..', '..', '..', 'test', 'data', 'expressions');
 /** Minimum number of byte-identical cases; raise it as conformance improves, never lower it. */
-const FLOOR = 1238;
+const FLOOR = 1278;
 
 function loadCases(): Case[] {
   return readFileSync(join(DATA, 'public.jsonl'), 'utf8')
