@@ -58,11 +58,11 @@ export function callFunction(e: CallExpr, evalArg: EvalFn, ctx: FuncContext): { 
   if (!spec) {
     if (e.name.includes('::')) {
       const parts = e.name.split('::');
-      if (parts[0] === 'provider' && parts.length === 3) {
+      if (parts[0] === 'provider' && parts.length >= 3) {
         diags.push(
           diag(
             'Unknown provider function',
-            `There is no function named "${e.name}". Ensure that provider name "${parts[1]}" is declared in this module's required_providers block, and that this provider offers a function named "${parts[2]}".`,
+            `There is no function named "${e.name}". Ensure that provider name "${parts[1]}" is declared in this module's required_providers block, and that this provider offers a function named "${parts.slice(2).join('::')}".`,
             e.nameRange,
             e.range,
           ),

@@ -10,12 +10,16 @@ import type { FuncContext } from './funcs/function';
 import * as T from './types';
 import { Value } from './value';
 
-/** Lookups return undefined when the object is not declared. */
+/**
+ * Lookups return the value, undefined when the object is not declared (ModuleScope then reports Terraform's
+ * "Reference to undeclared ..." error), or a Diagnostic of their own (reported as is, with the reference's
+ * range filled in when it has no subject).
+ */
 export interface ModuleData {
-  variable?(name: string): Value | undefined;
-  local?(name: string): Value | undefined;
-  module?(name: string): Value | undefined;
-  resource?(mode: 'managed' | 'data' | 'ephemeral', type: string, name: string): Value | undefined;
+  variable?(name: string): Lookup;
+  local?(name: string): Lookup;
+  module?(name: string): Lookup;
+  resource?(mode: 'managed' | 'data' | 'ephemeral', type: string, name: string): Lookup;
   /** count.index when evaluating inside a counted block. */
   countIndex?: Value;
   /** each.key / each.value inside a for_each block. */
@@ -27,6 +31,12 @@ export interface ModuleData {
   workspace?: string;
   /** "in the root module" or `in module "x"` phrasing. */
   moduleDescription?: string;
+}
+
+export type Lookup = Value | Diagnostic | undefined;
+
+function isDiag(x: Lookup): x is Diagnostic {
+  return x !== undefined && !(x instanceof Value);
 }
 
 /** A parsed reference: the root subject and the remaining steps (which HCL applies to the value). */
@@ -97,7 +107,7 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
       if (n !== 'module' && n !== 'root' && n !== 'cwd') {
         return bad(
           'Invalid "path" attribute',
-          `The "path" object does not have an attribute named ${JSON.stringify(n)}. The supported attributes are path.cwd, the current working directory, path.module, the path to the current module, and path.root, the path to the root module.`,
+          `The "path" object does not have an attribute named ${JSON.stringify(n)}.`,
         );
       }
       return { ref: { kind: 'path', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
@@ -174,26 +184,30 @@ export class ModuleScope implements Scope {
       switch (r.kind) {
         case 'var': {
           const v = d.variable?.(r.name);
-          if (!v) {
+          if (isDiag(v)) diags.push({ ...v, subject: v.subject ?? r.range });
+          else if (!v) {
             diags.push(err('Reference to undeclared input variable', `An input variable with the name ${JSON.stringify(r.name)} has not been declared. This variable can be declared with a variable ${JSON.stringify(r.name)} {} block.`, r.range));
           } else vars.set(r.name, v);
           break;
         }
         case 'local': {
           const v = d.local?.(r.name);
-          if (!v) diags.push(err('Reference to undeclared local value', `A local value with the name ${JSON.stringify(r.name)} has not been declared.`, r.range));
+          if (isDiag(v)) diags.push({ ...v, subject: v.subject ?? r.range });
+          else if (!v) diags.push(err('Reference to undeclared local value', `A local value with the name ${JSON.stringify(r.name)} has not been declared.`, r.range));
           else locals.set(r.name, v);
           break;
         }
         case 'module': {
           const v = d.module?.(r.name);
-          if (!v) diags.push(err('Reference to undeclared module', `No module call named ${JSON.stringify(r.name)} is declared ${where}.`, r.range));
+          if (isDiag(v)) diags.push({ ...v, subject: v.subject ?? r.range });
+          else if (!v) diags.push(err('Reference to undeclared module', `No module call named ${JSON.stringify(r.name)} is declared ${where}.`, r.range));
           else modules.set(r.name, v);
           break;
         }
         case 'resource': {
           const v = d.resource?.(r.mode, r.type, r.name);
-          if (!v) {
+          if (isDiag(v)) diags.push({ ...v, subject: v.subject ?? r.range });
+          else if (!v) {
             const what = r.mode === 'managed' ? 'managed resource' : r.mode === 'data' ? 'data resource' : 'ephemeral resource';
             diags.push(err('Reference to undeclared resource', `A ${what} ${JSON.stringify(r.type)} ${JSON.stringify(r.name)} has not been declared ${where}.`, r.range));
           } else {
