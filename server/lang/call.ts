@@ -62,7 +62,7 @@ export function callFunction(e: CallExpr, evalArg: EvalFn, ctx: FuncContext): { 
         diags.push(
           diag(
             'Unknown provider function',
-            `There is no function named "${e.name}". Ensure that provider name "${parts[1]}" is declared in this module's required_providers block, and that this provider offers a function named "${parts.slice(2).join('::')}".`,
+            `There is no function named "${e.name}". Ensure that provider name "${parts[1]}" is declared in this module's required_providers block, and that this provider offers a function named "${parts[parts.length - 1]}".`,
             e.nameRange,
             e.range,
           ),

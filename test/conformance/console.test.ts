@@ -2,7 +2,8 @@
 // test/data/expressions/public.jsonl through runConsole in a temporary directory holding a copy of files/,
 // compares stdout, stderr and exit status byte for byte, and fails when the pass count drops below the
 // floor. Failing expressions are expected to be listed (with reasons) in known-differences.txt.
-// A second test runs a sample of cases through a real `terraform` when one is installed.
+// extra.jsonl holds further cases recorded from terraform; a last test runs a sample of both through a real
+// `terraform` (when installed) and through runConsole, and compares them.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,8 +24,8 @@ const DATA = join(__dirname, '..', '..', '..', 'test', 'data', 'expressions');
 /** Minimum number of byte-identical cases; raise it as conformance improves, never lower it. */
 const FLOOR = 1278;
 
-function loadCases(): Case[] {
-  return readFileSync(join(DATA, 'public.jsonl'), 'utf8')
+function loadCases(file = 'public.jsonl'): Case[] {
+  return readFileSync(join(DATA, file), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Case);
@@ -80,19 +81,34 @@ test('console conformance with terraform console', async () => {
   assert.ok(passed >= FLOOR, `conformance dropped below the floor: ${passed} < ${FLOOR}`);
 });
 
-test('live comparison with terraform console (sample)', (t) => {
+test('extra cases recorded from terraform console 1.11.4 all match', async () => {
+  // extra.jsonl: expressions outside the corpus (templates, splats, operators, formatting, references),
+  // recorded the same way from the real binary.
+  const failing: string[] = [];
+  await withWorkDir(async (dir) => {
+    for (const c of loadCases('extra.jsonl')) {
+      const r = await runCase(c, dir);
+      if (r.stdout !== c.stdout || r.stderr !== c.stderr || r.exit !== c.exit) failing.push(c.expr);
+    }
+  });
+  assert.deepEqual(failing, []);
+});
+
+test('live comparison of foresight with terraform console (sample)', async (t) => {
   const probe = spawnSync('terraform', ['version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     console.log('# terraform not installed: live comparison skipped');
     t.skip('terraform not installed');
     return;
   }
-  const cases = loadCases();
-  const sample = cases.filter((_, i) => i % 50 === 0);
+  const cases = [...loadCases(), ...loadCases('extra.jsonl')];
+  const sample = cases.filter((_, i) => i % 40 === 0);
   const dir = mkdtempSync(join(tmpdir(), 'foresight-live-'));
   cpSync(join(DATA, 'files'), dir, { recursive: true });
   const cfg = join(dir, '..', `tfcfg-${process.pid}`);
   writeFileSync(cfg, '');
+  const old = process.cwd();
+  process.chdir(dir);
   try {
     for (const c of sample) {
       const r = spawnSync('terraform', ['console'], {
@@ -101,10 +117,13 @@ test('live comparison with terraform console (sample)', (t) => {
         encoding: 'utf8',
         env: { ...process.env, TF_IN_AUTOMATION: '1', TF_CLI_CONFIG_FILE: cfg, CHECKPOINT_DISABLE: '1', LANG: 'C.UTF-8' },
       });
-      assert.equal(r.stdout, c.stdout, `terraform stdout for ${c.expr}`);
-      assert.equal(r.status, c.exit, `terraform exit for ${c.expr}`);
+      const ours = await runCase(c, dir);
+      assert.equal(ours.stdout, r.stdout, `stdout for ${c.expr}`);
+      assert.equal(ours.stderr, r.stderr, `stderr for ${c.expr}`);
+      assert.equal(ours.exit, r.status, `exit status for ${c.expr}`);
     }
   } finally {
+    process.chdir(old);
     rmSync(dir, { recursive: true, force: true });
     rmSync(cfg, { force: true });
   }
