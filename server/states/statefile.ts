@@ -1,0 +1,736 @@
+// The state file codec: Terraform's `terraform.tfstate` JSON (format version 4) <-> State (state.ts).
+//
+// Siblings: state.ts (the model), statemgr.ts (interfaces). This module is pure: text in, text out. It is
+// byte-compatible with Terraform 1.11.4's statefile.Write: Go encoding/json MarshalIndent with two spaces, one
+// trailing newline, struct fields in Terraform's order, map keys (outputs) sorted, resources sorted by
+// (module, mode, type, name) and instances by key (none, ints ascending, strings ascending) then deposed key;
+// raw embedded JSON (attributes, output values and types, sensitive paths) is compacted and re-indented the way
+// Go does, including Go's HTML-safe escaping of <, >, & and U+2028/U+2029 inside strings. Numbers are never
+// converted: their source text is copied, so values beyond 2^53 survive.
+//
+// Reading accepts format 4 and upgrades format 3 (Terraform 0.11) in memory; unknown keys are ignored; problems
+// are returned as diagnostics with Terraform's texts, never thrown.
+
+import { error, type Diagnostic } from '../diags/diagnostic';
+import {
+  applyChange,
+  instanceKeyString,
+  resourceKey,
+  State,
+  type AttrPath,
+  type CheckResult,
+  type CheckStatus,
+  type InstanceKey,
+  type ObjectSrc,
+  type PathStep,
+  type ResourceMode,
+} from './state';
+
+/** The Terraform version Foresight writes into state files (it mimics this version's behaviour). */
+export const TERRAFORM_VERSION = '1.11.4';
+
+/** A state with the file-level metadata that travels with it (Terraform's statefile.File). */
+export interface StateFile {
+  terraformVersion: string;
+  serial: number;
+  lineage: string;
+  state: State;
+}
+
+// ---- raw JSON tree --------------------------------------------------------------------------------------------
+
+/** A parsed JSON value that remembers its source span, so sub-documents can be kept as raw text. */
+type JNode =
+  | { kind: 'object'; entries: [string, JNode][]; start: number; end: number }
+  | { kind: 'array'; items: JNode[]; start: number; end: number }
+  | { kind: 'string'; value: string; start: number; end: number }
+  | { kind: 'number'; text: string; start: number; end: number }
+  | { kind: 'bool'; value: boolean; start: number; end: number }
+  | { kind: 'null'; start: number; end: number };
+
+class JSONSyntaxError extends Error {}
+
+function parseJSON(src: string): JNode {
+  let i = 0;
+  const ws = () => {
+    while (i < src.length && (src[i] === ' ' || src[i] === '\t' || src[i] === '\n' || src[i] === '\r')) i++;
+  };
+  const fail = (what: string): never => {
+    throw new JSONSyntaxError(`${what} at offset ${i}`);
+  };
+  const value = (): JNode => {
+    ws();
+    const start = i;
+    const c = src[i];
+    if (c === '{') {
+      i++;
+      const entries: [string, JNode][] = [];
+      ws();
+      if (src[i] === '}') {
+        i++;
+        return { kind: 'object', entries, start, end: i };
+      }
+      for (;;) {
+        ws();
+        if (src[i] !== '"') fail('expected string key');
+        const k = value() as { value: string };
+        ws();
+        if (src[i] !== ':') fail("expected ':'");
+        i++;
+        entries.push([k.value, value()]);
+        ws();
+        if (src[i] === ',') {
+          i++;
+          continue;
+        }
+        if (src[i] === '}') {
+          i++;
+          return { kind: 'object', entries, start, end: i };
+        }
+        fail("expected ',' or '}'");
+      }
+    }
+    if (c === '[') {
+      i++;
+      const items: JNode[] = [];
+      ws();
+      if (src[i] === ']') {
+        i++;
+        return { kind: 'array', items, start, end: i };
+      }
+      for (;;) {
+        items.push(value());
+        ws();
+        if (src[i] === ',') {
+          i++;
+          continue;
+        }
+        if (src[i] === ']') {
+          i++;
+          return { kind: 'array', items, start, end: i };
+        }
+        fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') {
+      i++;
+      while (i < src.length && src[i] !== '"') {
+        if (src[i] === '\\') i++;
+        else if (src.charCodeAt(i) < 0x20) fail('control character in string');
+        i++;
+      }
+      if (i >= src.length) fail('unterminated string');
+      i++;
+      let v: string;
+      try {
+        v = JSON.parse(src.slice(start, i)) as string;
+      } catch {
+        return fail('invalid string');
+      }
+      return { kind: 'string', value: v, start, end: i };
+    }
+    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(src.slice(i, i + 400));
+    if (m && m[0].length > 0 && c !== undefined && (c === '-' || (c >= '0' && c <= '9'))) {
+      i += m[0].length;
+      return { kind: 'number', text: m[0], start, end: i };
+    }
+    if (src.startsWith('true', i)) return (i += 4), { kind: 'bool', value: true, start, end: i };
+    if (src.startsWith('false', i)) return (i += 5), { kind: 'bool', value: false, start, end: i };
+    if (src.startsWith('null', i)) return (i += 4), { kind: 'null', start, end: i };
+    return fail(i >= src.length ? 'unexpected end of JSON input' : `invalid character ${JSON.stringify(c)}`);
+  };
+  const v = value();
+  ws();
+  if (i < src.length) fail('invalid character after top-level value');
+  return v;
+}
+
+function field(o: JNode | undefined, name: string): JNode | undefined {
+  if (!o || o.kind !== 'object') return undefined;
+  // encoding/json matches keys case-insensitively, preferring an exact match; the last duplicate wins.
+  let found: JNode | undefined;
+  for (const [k, v] of o.entries) if (k === name) found = v;
+  if (found) return found;
+  for (const [k, v] of o.entries) if (k.toLowerCase() === name.toLowerCase()) found = v;
+  return found;
+}
+
+// ---- Go encoding/json output ----------------------------------------------------------------------------------
+
+/** Quotes a string as Go's encoding/json does (HTML-safe escaping, \b \f as in Go 1.22+, invalid UTF-16 -> U+FFFD). */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        out += s[i] + s[i + 1];
+        i++;
+        continue;
+      }
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      out += '\ufffd';
+      continue;
+    }
+    switch (c) {
+      case 0x22:
+        out += '\\"';
+        continue;
+      case 0x5c:
+        out += '\\\\';
+        continue;
+      case 0x0a:
+        out += '\\n';
+        continue;
+      case 0x0d:
+        out += '\\r';
+        continue;
+      case 0x09:
+        out += '\\t';
+        continue;
+      case 0x08:
+        out += '\\b';
+        continue;
+      case 0x0c:
+        out += '\\f';
+        continue;
+      case 0x3c:
+      case 0x3e:
+      case 0x26:
+      case 0x2028:
+      case 0x2029:
+        out += '\\u' + c.toString(16).padStart(4, '0');
+        continue;
+    }
+    out += c < 0x20 ? '\\u' + c.toString(16).padStart(4, '0') : s[i];
+  }
+  return out + '"';
+}
+
+/**
+ * Go's json.Compact with HTML escaping, as encoding/json applies it to a json.RawMessage: insignificant
+ * whitespace removed, string escapes kept as written except that <, >, &, U+2028 and U+2029 are escaped.
+ * Precondition: `raw` is valid JSON.
+ */
+export function goCompact(raw: string): string {
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === ' ' || c === '\n' || c === '\r' || c === '\t') continue;
+    if (c !== '"') {
+      out += c;
+      continue;
+    }
+    let j = i + 1;
+    let s = '"';
+    while (raw[j] !== '"') {
+      const d = raw[j];
+      if (d === '\\') {
+        s += d + raw[j + 1];
+        j += 2;
+        continue;
+      }
+      const code = d.charCodeAt(0);
+      s += code === 0x3c || code === 0x3e || code === 0x26 || code === 0x2028 || code === 0x2029 ? '\\u' + code.toString(16).padStart(4, '0') : d;
+      j++;
+    }
+    out += s + '"';
+    i = j;
+  }
+  return out;
+}
+
+/** Go's json.Indent(prefix "", indent "  ") over compact JSON: empty arrays/objects stay `[]` / `{}`. */
+function goIndent(compact: string): string {
+  let out = '';
+  let depth = 0;
+  let needIndent = false;
+  const nl = () => '\n' + '  '.repeat(depth);
+  for (let i = 0; i < compact.length; i++) {
+    const c = compact[i];
+    if (needIndent && c !== ']' && c !== '}') {
+      needIndent = false;
+      depth++;
+      out += nl();
+    }
+    if (c === '"') {
+      let j = i + 1;
+      while (compact[j] !== '"') j += compact[j] === '\\' ? 2 : 1;
+      out += compact.slice(i, j + 1);
+      i = j;
+      continue;
+    }
+    switch (c) {
+      case '{':
+      case '[':
+        needIndent = true;
+        out += c;
+        break;
+      case ',':
+        out += c + nl();
+        break;
+      case ':':
+        out += ': ';
+        break;
+      case '}':
+      case ']':
+        if (needIndent) needIndent = false;
+        else {
+          depth--;
+          out += nl();
+        }
+        out += c;
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// ---- reading --------------------------------------------------------------------------------------------------
+
+export interface ReadResult {
+  /** undefined for an empty input (no state) or when errors prevented reading. */
+  file?: StateFile;
+  diags: Diagnostic[];
+}
+
+/**
+ * Reads a state file of any supported format. Empty (or whitespace-only) input means "no state" and gives no
+ * file and no diagnostics, as Terraform's statefile.Read treats it (ErrNoState).
+ */
+export function readStateFile(src: string): ReadResult {
+  if (src.trim() === '') return { diags: [] };
+  let root: JNode;
+  try {
+    root = parseJSON(src);
+  } catch (e) {
+    return { diags: [error('Failed to load state', `The state file could not be parsed as JSON: ${(e as Error).message}.`)] };
+  }
+  const v = field(root, 'version');
+  if (!v || v.kind !== 'number') {
+    return { diags: [error('Invalid state file', 'The state file does not have a "version" attribute, which is required to identify the format version.')] };
+  }
+  const version = Number(v.text);
+  switch (version) {
+    case 4:
+      return readV4(src, root);
+    case 3:
+      return readV3(root);
+    case 0:
+      return { diags: [error('Invalid state file', 'The state file has format version 0, which is not valid.')] };
+    case 1:
+    case 2:
+      return { diags: [error('Unsupported state file format', `Foresight reads state format versions 3 and 4; this state file uses format version ${version}. Upgrade it by running any Terraform version between 0.12 and 1.x against it first.`)] };
+    default:
+      return {
+        diags: [
+          error(
+            'Unsupported state file format',
+            `The state file uses format version ${version}, which is not supported by Terraform ${TERRAFORM_VERSION}. This state file was presumably written by a newer version of Terraform.`,
+          ),
+        ],
+      };
+  }
+}
+
+const raw = (src: string, n: JNode) => src.slice(n.start, n.end);
+const str = (n: JNode | undefined) => (n && n.kind === 'string' ? n.value : '');
+
+function readPaths(src: string, n: JNode | undefined, diags: Diagnostic[]): AttrPath[] {
+  if (!n || n.kind !== 'array') return [];
+  const out: AttrPath[] = [];
+  outer: for (const p of n.items) {
+    if (p.kind !== 'array') continue;
+    const steps: PathStep[] = [];
+    for (const s of p.items) {
+      const t = str(field(s, 'type'));
+      const val = field(s, 'value');
+      if (t === 'get_attr' && val?.kind === 'string') steps.push({ type: 'get_attr', name: val.value });
+      else if (t === 'index' && val) steps.push({ type: 'index', key: goCompact(raw(src, val)) });
+      else {
+        diags.push(error('Unsupported path step', `Unsupported path step type ${JSON.stringify(t)}`));
+        continue outer;
+      }
+    }
+    out.push(steps);
+  }
+  return out;
+}
+
+function parseStatus(s: string): CheckStatus {
+  return s === 'pass' || s === 'fail' || s === 'error' ? s : 'unknown';
+}
+
+function readV4(src: string, root: JNode): ReadResult {
+  const diags: Diagnostic[] = [];
+  const state = new State();
+  const serialNode = field(root, 'serial');
+  const file: StateFile = {
+    terraformVersion: str(field(root, 'terraform_version')),
+    serial: serialNode?.kind === 'number' ? Number(serialNode.text) : 0,
+    lineage: str(field(root, 'lineage')),
+    state,
+  };
+  if (file.terraformVersion !== '' && !/^v?\d+(\.\d+)*(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(file.terraformVersion)) {
+    diags.push(
+      error(
+        'Invalid Terraform version string',
+        `State file claims to have been written by Terraform version ${JSON.stringify(file.terraformVersion)}, which is not a valid version string.`,
+      ),
+    );
+  }
+  const resources = field(root, 'resources');
+  for (const rs of resources?.kind === 'array' ? resources.items : []) {
+    const mode = str(field(rs, 'mode'));
+    const type = str(field(rs, 'type'));
+    const name = str(field(rs, 'name'));
+    if (mode !== 'managed' && mode !== 'data') {
+      diags.push(error('Invalid resource mode in state', `State contains a resource with mode ${JSON.stringify(mode)} (${JSON.stringify(type)} ${JSON.stringify(name)}) which is not supported.`));
+      continue;
+    }
+    const module = str(field(rs, 'module'));
+    const provider = str(field(rs, 'provider'));
+    const raddr = { module, mode: mode as ResourceMode, type, name };
+    applyChange(state, { op: 'provider', addr: raddr, provider });
+    const display = (key: InstanceKey) =>
+      (module ? module + '.' : '') + resourceKey(raddr) + (key === undefined ? '' : `[${instanceKeyString(key)}]`);
+    const instances = field(rs, 'instances');
+    for (const is of instances?.kind === 'array' ? instances.items : []) {
+      const kn = field(is, 'index_key');
+      let key: InstanceKey;
+      if (kn?.kind === 'number') key = Math.trunc(Number(kn.text));
+      else if (kn?.kind === 'string') key = kn.value;
+      else if (kn && kn.kind !== 'null') {
+        diags.push(error('Invalid resource instance metadata in state', `Resource ${display(undefined)} has an instance with the invalid instance key ${raw(src, kn)}.`));
+        continue;
+      }
+      const statusRaw = str(field(is, 'status'));
+      if (statusRaw !== '' && statusRaw !== 'tainted') {
+        diags.push(error('Invalid resource instance metadata in state', `Instance ${display(key)} has invalid status ${JSON.stringify(statusRaw)}.`));
+        continue;
+      }
+      const attrs = field(is, 'attributes');
+      const flat = field(is, 'attributes_flat');
+      let attrsJSON: string | undefined;
+      let attrsFlat: Record<string, string> | undefined;
+      if (attrs && attrs.kind !== 'null') attrsJSON = raw(src, attrs);
+      else if (flat && flat.kind === 'object') {
+        attrsFlat = {};
+        for (const [k, v] of flat.entries) attrsFlat[k] = str(v);
+      } else attrsJSON = '{}';
+      const pathDiags: Diagnostic[] = [];
+      const sensitivePaths = readPaths(src, field(is, 'sensitive_attributes'), pathDiags);
+      if (pathDiags.length) {
+        diags.push(...pathDiags);
+        continue;
+      }
+      const sv = field(is, 'schema_version');
+      const priv = str(field(is, 'private'));
+      const deps = field(is, 'dependencies');
+      const obj: ObjectSrc = {
+        schemaVersion: sv?.kind === 'number' ? Number(sv.text) : 0,
+        ...(attrsJSON !== undefined ? { attrsJSON } : {}),
+        ...(attrsFlat ? { attrsFlat } : {}),
+        sensitivePaths,
+        ...(priv ? { private: priv } : {}),
+        status: statusRaw === 'tainted' ? 'tainted' : 'ready',
+        dependencies: deps?.kind === 'array' ? deps.items.map(str) : [],
+        createBeforeDestroy: field(is, 'create_before_destroy')?.kind === 'bool' && (field(is, 'create_before_destroy') as { value: boolean }).value,
+      };
+      const addr = { ...raddr, key };
+      const deposed = str(field(is, 'deposed'));
+      if (deposed !== '') {
+        if (deposed.length !== 8) {
+          diags.push(error('Invalid resource instance metadata in state', `Instance ${display(key)} has an object with deposed key ${JSON.stringify(deposed)}, which is not correctly formatted.`));
+          continue;
+        }
+        if (state.instance(addr)?.deposed.has(deposed)) {
+          diags.push(error('Duplicate resource instance in state', `Instance ${display(key)} deposed object ${JSON.stringify(deposed)} appears multiple times in the state file.`));
+          continue;
+        }
+        applyChange(state, { op: 'deposed', addr, deposedKey: deposed, provider, obj });
+      } else {
+        if (state.instance(addr)?.current) {
+          diags.push(error('Duplicate resource instance in state', `Instance ${display(key)} appears multiple times in the state file.`));
+          continue;
+        }
+        applyChange(state, { op: 'current', addr, provider, obj });
+      }
+    }
+  }
+  const outputs = field(root, 'outputs');
+  for (const [name, o] of outputs?.kind === 'object' ? outputs.entries : []) {
+    const value = field(o, 'value');
+    const type = field(o, 'type');
+    if (!type) {
+      diags.push(error('Invalid output value type in state', `The state file has an invalid type specification for output ${JSON.stringify(name)}: missing type.`));
+      continue;
+    }
+    const sens = field(o, 'sensitive');
+    state.outputs.set(name, {
+      valueJSON: value ? raw(src, value) : 'null',
+      typeJSON: raw(src, type),
+      sensitive: sens?.kind === 'bool' && sens.value,
+    });
+  }
+  const checks = field(root, 'check_results');
+  if (checks?.kind === 'array') {
+    const results: CheckResult[] = [];
+    for (const c of checks.items) {
+      const objs = field(c, 'objects');
+      results.push({
+        objectKind: str(field(c, 'object_kind')),
+        configAddr: str(field(c, 'config_addr')),
+        status: parseStatus(str(field(c, 'status'))),
+        objects:
+          objs?.kind === 'array'
+            ? objs.items.map((ob) => {
+                const fm = field(ob, 'failure_messages');
+                return {
+                  objectAddr: str(field(ob, 'object_addr')),
+                  status: parseStatus(str(field(ob, 'status'))),
+                  ...(fm?.kind === 'array' && fm.items.length ? { failureMessages: fm.items.map(str) } : {}),
+                };
+              })
+            : null,
+      });
+    }
+    state.checkResults = results;
+  }
+  return { file, diags };
+}
+
+// ---- format 3 upgrade -----------------------------------------------------------------------------------------
+
+/** `provider.aws`, `provider.aws.west`, `module.a.provider.aws` -> v4 provider config address (legacy namespace). */
+function upgradeProviderV3(s: string, type: string, module: string): string {
+  let rest = s;
+  let mod = module;
+  const mi = rest.lastIndexOf('provider.');
+  if (mi > 0) {
+    mod = rest.slice(0, mi - 1);
+    rest = rest.slice(mi);
+  }
+  let name = type.split('_')[0];
+  let alias = '';
+  if (rest.startsWith('provider.')) {
+    const parts = rest.slice('provider.'.length).split('.');
+    name = parts[0];
+    alias = parts[1] ?? '';
+  }
+  const fqn = name === 'terraform' ? 'terraform.io/builtin/terraform' : `registry.terraform.io/-/${name}`;
+  return `${mod ? mod + '.' : ''}provider[${JSON.stringify(fqn)}]${alias ? '.' + alias : ''}`;
+}
+
+function readV3(root: JNode): ReadResult {
+  const diags: Diagnostic[] = [];
+  const state = new State();
+  const serialNode = field(root, 'serial');
+  const file: StateFile = {
+    terraformVersion: str(field(root, 'terraform_version')),
+    serial: serialNode?.kind === 'number' ? Number(serialNode.text) : 0,
+    lineage: str(field(root, 'lineage')),
+    state,
+  };
+  const modules = field(root, 'modules');
+  for (const m of modules?.kind === 'array' ? modules.items : []) {
+    const path = field(m, 'path');
+    const segs = path?.kind === 'array' ? path.items.map(str) : ['root'];
+    const module = segs.slice(1).map((s) => `module.${s}`).join('.');
+    const resources = field(m, 'resources');
+    for (const [k, r] of resources?.kind === 'object' ? resources.entries : []) {
+      // Keys: [data.]TYPE.NAME[.INDEX]
+      let parts = k.split('.');
+      let mode: ResourceMode = 'managed';
+      if (parts[0] === 'data') {
+        mode = 'data';
+        parts = parts.slice(1);
+      }
+      if (parts.length < 2 || parts.length > 3) {
+        diags.push(error('Invalid resource instance metadata in state', `Invalid legacy resource address ${JSON.stringify(k)}.`));
+        continue;
+      }
+      const type = parts[0];
+      const name = parts[1];
+      const key: InstanceKey = parts.length === 3 ? Number(parts[2]) : undefined;
+      const provider = upgradeProviderV3(str(field(r, 'provider')), type, module);
+      const depsNode = field(r, 'depends_on');
+      const dependencies = (depsNode?.kind === 'array' ? depsNode.items.map(str) : [])
+        .map((d) => d.replace(/\.\d+$/, '').replace(/\.\*$/, ''))
+        .filter((d) => !d.startsWith('module.') && !d.startsWith('var.'))
+        .map((d) => (module ? `${module}.${d}` : d));
+      const toObj = (inst: JNode | undefined): ObjectSrc | undefined => {
+        if (!inst || inst.kind !== 'object') return undefined;
+        const attrs = field(inst, 'attributes');
+        const flat: Record<string, string> = {};
+        for (const [ak, av] of attrs?.kind === 'object' ? attrs.entries : []) flat[ak] = str(av);
+        const id = str(field(inst, 'id'));
+        if (id && flat.id === undefined) flat.id = id;
+        const meta = field(inst, 'meta');
+        const sv = field(meta, 'schema_version');
+        const tainted = field(inst, 'tainted');
+        return {
+          schemaVersion: sv?.kind === 'string' ? Number(sv.value) || 0 : sv?.kind === 'number' ? Number(sv.text) : 0,
+          attrsFlat: flat,
+          sensitivePaths: [],
+          status: tainted?.kind === 'bool' && tainted.value ? 'tainted' : 'ready',
+          dependencies,
+          createBeforeDestroy: false,
+        };
+      };
+      const addr = { module, mode, type, name, key };
+      const primary = toObj(field(r, 'primary'));
+      if (primary) applyChange(state, { op: 'current', addr, provider, obj: primary });
+      const deposed = field(r, 'deposed');
+      let n = 0;
+      for (const d of deposed?.kind === 'array' ? deposed.items : []) {
+        const obj = toObj(d);
+        if (!obj) continue;
+        applyChange(state, { op: 'deposed', addr, deposedKey: (n++).toString(16).padStart(8, '0'), provider, obj });
+      }
+    }
+    if (segs.length === 1) {
+      const outputs = field(m, 'outputs');
+      for (const [name, o] of outputs?.kind === 'object' ? outputs.entries : []) {
+        const t = str(field(o, 'type'));
+        const v = field(o, 'value');
+        if (!v) continue;
+        const typeJSON = t === 'list' ? '["list","string"]' : t === 'map' ? '["map","string"]' : '"string"';
+        const sens = field(o, 'sensitive');
+        state.outputs.set(name, { valueJSON: JSON.stringify(jsonValue(v)), typeJSON, sensitive: sens?.kind === 'bool' && sens.value });
+      }
+    }
+  }
+  return { file, diags };
+}
+
+function jsonValue(n: JNode): unknown {
+  switch (n.kind) {
+    case 'object':
+      return Object.fromEntries(n.entries.map(([k, v]) => [k, jsonValue(v)]));
+    case 'array':
+      return n.items.map(jsonValue);
+    case 'string':
+      return n.value;
+    case 'number':
+      return n.text;
+    case 'bool':
+      return n.value;
+    case 'null':
+      return null;
+  }
+}
+
+// ---- writing --------------------------------------------------------------------------------------------------
+
+function compareStrings(a: string, b: string): number {
+  // Go compares strings bytewise; comparing by code point is the same order.
+  const ca = [...a];
+  const cb = [...b];
+  for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
+    const x = ca[i].codePointAt(0)!;
+    const y = cb[i].codePointAt(0)!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return ca.length - cb.length;
+}
+
+/** Terraform's instance order: no key, then int keys ascending, then string keys ascending. */
+function compareKeys(a: InstanceKey, b: InstanceKey): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  if (typeof a === 'number') return typeof b === 'number' ? a - b : -1;
+  if (typeof b === 'number') return 1;
+  return compareStrings(a, b);
+}
+
+function objectJSON(key: InstanceKey, deposed: string, o: ObjectSrc): string {
+  const parts: string[] = [];
+  if (key !== undefined) parts.push(`"index_key":${typeof key === 'number' ? String(key) : goQuote(key)}`);
+  if (o.status === 'tainted') parts.push('"status":"tainted"');
+  if (deposed) parts.push(`"deposed":${goQuote(deposed)}`);
+  parts.push(`"schema_version":${o.schemaVersion}`);
+  if (o.attrsJSON !== undefined) parts.push(`"attributes":${goCompact(o.attrsJSON)}`);
+  if (o.attrsFlat && Object.keys(o.attrsFlat).length > 0) {
+    const keys = Object.keys(o.attrsFlat).sort(compareStrings);
+    parts.push(`"attributes_flat":{${keys.map((k) => `${goQuote(k)}:${goQuote(o.attrsFlat![k])}`).join(',')}}`);
+  }
+  const paths = o.sensitivePaths.map(
+    (p) => '[' + p.map((s) => (s.type === 'get_attr' ? `{"type":"get_attr","value":${goQuote(s.name)}}` : `{"type":"index","value":${goCompact(s.key)}}`)).join(',') + ']',
+  );
+  parts.push(`"sensitive_attributes":[${paths.join(',')}]`);
+  if (o.private) parts.push(`"private":${goQuote(o.private)}`);
+  if (o.dependencies.length > 0) parts.push(`"dependencies":[${o.dependencies.map(goQuote).join(',')}]`);
+  if (o.createBeforeDestroy) parts.push('"create_before_destroy":true');
+  return `{${parts.join(',')}}`;
+}
+
+/** Serialises a state file exactly as Terraform 1.11.4 does (see the header for the rules). */
+export function writeStateFile(f: StateFile): string {
+  const s = f.state;
+  const outNames = [...s.outputs.keys()].sort(compareStrings);
+  const outputs = outNames.map((n) => {
+    const o = s.outputs.get(n)!;
+    return `${goQuote(n)}:{"value":${goCompact(o.valueJSON)},"type":${goCompact(o.typeJSON)}${o.sensitive ? ',"sensitive":true' : ''}}`;
+  });
+  const rs = [...s.allResources()].sort(
+    ([ma, a], [mb, b]) => compareStrings(ma.addr, mb.addr) || compareStrings(a.mode, b.mode) || compareStrings(a.type, b.type) || compareStrings(a.name, b.name),
+  );
+  const resources = rs.map(([m, r]) => {
+    const objs: [InstanceKey, string, ObjectSrc][] = [];
+    for (const is of r.instances.values()) {
+      if (is.current) objs.push([is.key, '', is.current]);
+      for (const [dk, o] of is.deposed) objs.push([is.key, dk, o]);
+    }
+    objs.sort((a, b) => compareKeys(a[0], b[0]) || compareStrings(a[1], b[1]));
+    const head = `${m.addr ? `"module":${goQuote(m.addr)},` : ''}"mode":${goQuote(r.mode)},"type":${goQuote(r.type)},"name":${goQuote(r.name)},"provider":${goQuote(r.provider)}`;
+    return `{${head},"instances":[${objs.map(([k, d, o]) => objectJSON(k, d, o)).join(',')}]}`;
+  });
+  let checks = 'null';
+  if (s.checkResults && s.checkResults.length > 0) {
+    checks =
+      '[' +
+      s.checkResults
+        .map((c) => {
+          const objs =
+            c.objects && c.objects.length > 0
+              ? '[' +
+                c.objects
+                  .map(
+                    (o) =>
+                      `{"object_addr":${goQuote(o.objectAddr)},"status":${goQuote(o.status)}${o.failureMessages && o.failureMessages.length ? `,"failure_messages":[${o.failureMessages.map(goQuote).join(',')}]` : ''}}`,
+                  )
+                  .join(',') +
+                ']'
+              : 'null';
+          return `{"object_kind":${goQuote(c.objectKind)},"config_addr":${goQuote(c.configAddr)},"status":${goQuote(c.status)},"objects":${objs}}`;
+        })
+        .join(',') +
+      ']';
+  }
+  const compact =
+    `{"version":4,"terraform_version":${goQuote(f.terraformVersion)},"serial":${f.serial},"lineage":${goQuote(f.lineage)},` +
+    `"outputs":{${outputs.join(',')}},"resources":[${resources.join(',')}],"check_results":${checks}}`;
+  return goIndent(compact) + '\n';
+}
+
+/**
+ * True when two states would serialise identically apart from serial, lineage and version (Terraform's
+ * statefile.StatesMarshalEqual): the local backend bumps the serial only when this is false.
+ */
+export function statesMarshalEqual(a: State, b: State): boolean {
+  const meta = { terraformVersion: '', serial: 0, lineage: '' };
+  return writeStateFile({ ...meta, state: a }) === writeStateFile({ ...meta, state: b });
+}
+
+/** A new random lineage: 16 random bytes as 8-4-4-4-12 hex (hashicorp/go-uuid sets no version bits). */
+export function newLineage(randomBytes: (n: number) => Uint8Array): string {
+  const b = randomBytes(16);
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}

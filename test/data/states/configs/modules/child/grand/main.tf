@@ -1,0 +1,6 @@
+variable "in" {
+  type = string
+}
+resource "terraform_data" "g" {
+  input = var.in
+}

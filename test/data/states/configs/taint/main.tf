@@ -1,0 +1,4 @@
+resource "terraform_data" "t" {
+  count = 2
+  input = count.index
+}
