@@ -50,7 +50,13 @@ export function nameSuggestion(given: string, names: readonly string[]): string 
   return undefined;
 }
 
-export function callFunction(e: CallExpr, evalArg: EvalFn, ctx: FuncContext): { value: Value; diagnostics: Diagnostic[] } {
+/** `annotate(d, argExpr)` lets the evaluator attach expression values for argument errors (HCL names the argument). */
+export function callFunction(
+  e: CallExpr,
+  evalArg: EvalFn,
+  ctx: FuncContext,
+  annotate: (d: Diagnostic, arg: Expr) => Diagnostic = (d) => d,
+): { value: Value; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
   let name = e.name;
   if (name.startsWith('core::')) name = name.slice(6);
@@ -165,7 +171,7 @@ export function callFunction(e: CallExpr, evalArg: EvalFn, ctx: FuncContext): { 
     const p = paramFor(i);
     const r = convert(args[i], p.type);
     if (r.error !== undefined) {
-      diags.push(diag('Invalid function argument', `Invalid value for "${p.name}" parameter: ${r.error}.`, rangeFor(i), e.range));
+      diags.push(annotate(diag('Invalid function argument', `Invalid value for "${p.name}" parameter: ${r.error}.`, rangeFor(i), e.range), argExprs[i] ?? e));
     } else args[i] = r.value;
   }
   if (diags.some((d) => d.severity === 'error')) return { value: Value.unknown(), diagnostics: diags };
@@ -176,7 +182,7 @@ export function callFunction(e: CallExpr, evalArg: EvalFn, ctx: FuncContext): { 
     if (er instanceof FuncArgError) {
       const p = paramFor(Math.min(er.index, args.length - 1));
       const idx = er.index < args.length ? er.index : args.length - 1;
-      diags.push(diag('Invalid function argument', `Invalid value for "${p.name}" parameter: ${er.message}.`, rangeFor(idx), e.range));
+      diags.push(annotate(diag('Invalid function argument', `Invalid value for "${p.name}" parameter: ${er.message}.`, rangeFor(idx), e.range), argExprs[idx] ?? e));
     } else {
       diags.push(diag('Error in function call', `Call to function "${e.name}" failed: ${er.message}.`, e.range, e.range));
     }

@@ -10,13 +10,14 @@
 // Unknowns propagate (an operation on an unknown gives an unknown of the result type), marks propagate to
 // results, and user errors are diagnostics with Terraform's summaries and details, never exceptions.
 
-import type { Diagnostic, Range } from '../diags/diagnostic';
+import type { Diagnostic, ExpressionValue, Range } from '../diags/diagnostic';
 import type { Expr, Traversal, TraverseStep } from './ast';
 import { callFunction } from './call';
 import { convert, unify } from './convert';
 import type { FuncContext } from './funcs/function';
 import { Num } from './number';
-import { references } from './parse';
+import { references, traversalString } from './parse';
+import { goQuote } from './format';
 import * as T from './types';
 import type { Type } from './types';
 import { Value, type Mark } from './value';
@@ -69,7 +70,114 @@ function lookupVar(ctx: EvalContext, name: string): Value | undefined {
 
 const ANON = '\0anon';
 
+/**
+ * Evaluates an expression. Every error diagnostic produced gets the `values` section Terraform prints
+ * under it ("var.x is "a""), computed from the innermost expression that reported it (or the operand or
+ * argument HCL names for operator, condition and argument errors).
+ */
 export function evalExpr(e: Expr, ctx: EvalContext): Result {
+  const r = evalNode(e, ctx);
+  for (const d of r.diagnostics) {
+    if (annotated.has(d)) continue;
+    annotate(d, e, ctx);
+  }
+  return r;
+}
+
+const annotated = new WeakSet<Diagnostic>();
+
+/** Attaches the expression-values section for `expr` evaluated in `ctx` to an error diagnostic. */
+function annotate(d: Diagnostic, expr: Expr, ctx: EvalContext): Diagnostic {
+  annotated.add(d);
+  if (d.severity !== 'error' || !d.subject || d.values) return d;
+  const vals = expressionValues(expr, ctx);
+  if (vals.length) d.values = vals;
+  return d;
+}
+
+/** Terraform's statements about the values of the traversals an expression reads (views/json/diagnostic.go). */
+export function expressionValues(expr: Expr, ctx: EvalContext): ExpressionValue[] {
+  const out: ExpressionValue[] = [];
+  const seen = new Set<string>();
+  for (const t of references(expr)) {
+    let steps = t.steps;
+    while (steps.length > 0) {
+      const root = lookupVar(ctx, t.root);
+      const r = root ? applySteps(root, steps, t.range) : undefined;
+      if (!r || hasErr(r.diagnostics)) {
+        steps = steps.slice(0, -1);
+        continue;
+      }
+      const str = traversalString({ ...t, steps });
+      if (seen.has(str)) break;
+      const v = r.value;
+      let statement: string | undefined;
+      if (v.marks.has('sensitive')) statement = undefined;
+      else if (!v.isKnown) statement = v.type.kind === 'dynamic' ? undefined : `is a ${T.friendlyName(v.type)}`;
+      else statement = `is ${compactValueStr(v)}`;
+      if (statement !== undefined) {
+        out.push({ traversal: str, statement });
+        seen.add(str);
+      }
+      break;
+    }
+  }
+  return out.sort((a, b) => (a.traversal < b.traversal ? -1 : a.traversal > b.traversal ? 1 : 0));
+}
+
+/** Terraform's compactValueStr. */
+function compactValueStr(v: Value): string {
+  const ty = v.type;
+  if (v.isNull) return 'null';
+  switch (ty.kind) {
+    case 'bool':
+      return v.bool ? 'true' : 'false';
+    case 'number':
+      return goFormatG10(v.num);
+    case 'string':
+      return goQuote(v.str);
+    case 'list':
+    case 'set':
+    case 'map':
+    case 'tuple': {
+      const n = v.length;
+      if (n === 0) return `empty ${T.friendlyName(ty)}`;
+      return n === 1 ? `${T.friendlyName(ty)} with 1 element` : `${T.friendlyName(ty)} with ${n} elements`;
+    }
+    case 'object': {
+      const names = [...ty.attrs.keys()];
+      if (names.length === 0) return 'object with no attributes';
+      if (names.length === 1) return `object with 1 attribute ${goQuote(names[0])}`;
+      return `object with ${names.length} attributes`;
+    }
+    default:
+      return T.friendlyName(ty);
+  }
+}
+
+/** Go's big.Float Text('g', 10). */
+function goFormatG10(n: Num): string {
+  if (n.isInf()) return n.sign() > 0 ? '+Inf' : '-Inf';
+  const x = n.toNumber();
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  const [mant, expStr] = x.toExponential(9).split('e');
+  const exp = parseInt(expStr, 10);
+  const digits = mant.replace('-', '').replace('.', '').replace(/0+$/, '') || '0';
+  const sign = x < 0 ? '-' : '';
+  if (exp < -4 || exp >= 10) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const e = Math.abs(exp);
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${e < 10 ? '0' + e : e}`;
+  }
+  if (exp >= 0) {
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
+    const frac = digits.slice(exp + 1);
+    return `${sign}${intPart}${frac ? '.' + frac : ''}`;
+  }
+  return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+}
+
+function evalNode(e: Expr, ctx: EvalContext): Result {
   switch (e.kind) {
     case 'literal':
       return { value: e.value, diagnostics: [] };
@@ -113,7 +221,7 @@ export function evalExpr(e: Expr, ctx: EvalContext): Result {
       return evalSplat(e, ctx);
     case 'call': {
       if (e.name === 'type' && ctx.typeFnUsed) ctx.typeFnUsed.used = true;
-      return callFunction(e, (a) => evalExpr(a, ctx), ctx.funcCtx);
+      return callFunction(e, (a) => evalExpr(a, ctx), ctx.funcCtx, (d, a) => annotate(d, a, ctx));
     }
     case 'conditional':
       return evalConditional(e, ctx);
@@ -202,14 +310,16 @@ export function index(coll: Value, key: Value, range: Range): Result {
       const elemTypeAt = (i: number): Type => (ty.kind === 'list' ? ty.elem : (ty.elems[i] ?? T.Dynamic));
       if (!kn.value.isKnown) return ok(Value.unknown(ty.kind === 'list' ? ty.elem : T.Dynamic));
       const n = kn.value.num;
-      if (ty.kind === 'tuple') {
-        if (!n.isInteger()) return fail('Invalid index', `${notIdentify}: indexing a sequence requires a whole number, but the given index has a fractional part.`);
-        if (n.sign() < 0) return fail('Invalid index', `${notIdentify}: a negative number is not a valid index for a sequence.`);
-        if (n.cmp(Num.from(ty.elems.length)) >= 0) return fail('Invalid index', `${notIdentify}: the given index is greater than or equal to the length of the collection.`);
+      // HCL's detailed reasons; note it explains an out-of-range index only when it equals the length.
+      if (!n.isInteger()) return fail('Invalid index', `${notIdentify}: indexing a sequence requires a whole number, but the given index has a fractional part.`);
+      if (n.sign() < 0) return fail('Invalid index', `${notIdentify}: a negative number is not a valid index for a sequence.`);
+      const len = ty.kind === 'tuple' ? ty.elems.length : c.isKnown ? c.elems.length : undefined;
+      if (len !== undefined && n.cmp(Num.from(len)) === 0) {
+        return fail('Invalid index', `${notIdentify}: the given index is greater than or equal to the length of the collection.`);
       }
-      const i = n.isInteger() ? Number(n.toBigInt()) : -1;
+      const i = Number(n.toBigInt());
       if (!c.isKnown) return ok(Value.unknown(elemTypeAt(i)));
-      if (i < 0 || i >= c.elems.length) return fail('Invalid index', `${notIdentify}.`);
+      if (i >= c.elems.length) return fail('Invalid index', `${notIdentify}.`);
       return ok(c.elems[i]);
     }
     case 'map': {
@@ -363,11 +473,11 @@ function evalConditional(e: Extract<Expr, { kind: 'conditional' }>, ctx: EvalCon
   if (hasErr(ds)) return { value: Value.unknown(resultType), diagnostics: ds };
   const [cv, cmarks] = c.value.unmark();
   if (cv.isNull) {
-    return { value: Value.unknown(resultType), diagnostics: [diag('Null condition', 'The condition value is null. Conditions must either be true or false.', e.cond.range, e.range)] };
+    return { value: Value.unknown(resultType), diagnostics: [annotate(diag('Null condition', 'The condition value is null. Conditions must either be true or false.', e.cond.range, e.range), e.cond, ctx)] };
   }
   const cb = convert(cv, T.Bool);
   if (cb.error !== undefined) {
-    return { value: Value.unknown(resultType), diagnostics: [diag('Incorrect condition type', 'The condition expression must be of type bool.', e.cond.range, e.range)] };
+    return { value: Value.unknown(resultType), diagnostics: [annotate(diag('Incorrect condition type', 'The condition expression must be of type bool.', e.cond.range, e.range), e.cond, ctx)] };
   }
   if (!cb.value.isKnown) {
     if (tErr || fErr) return { value: Value.unknown(resultType), diagnostics: [...t.diagnostics, ...f.diagnostics] };
@@ -403,7 +513,7 @@ function evalUnary(e: Extract<Expr, { kind: 'unary' }>, ctx: EvalContext): Resul
   const want = e.op === '-' ? T.Number : T.Bool;
   const c = convert(r.value, want);
   if (c.error !== undefined) {
-    return { value: Value.unknown(want), diagnostics: [diag('Invalid operand', `Unsuitable value for unary operand: ${c.error}.`, e.operand.range, e.range)] };
+    return { value: Value.unknown(want), diagnostics: [annotate(diag('Invalid operand', `Unsuitable value for unary operand: ${c.error}.`, e.operand.range, e.range), e.operand, ctx)] };
   }
   const [v, marks] = c.value.unmark();
   if (v.isNull) return opFailed('argument must not be null', e.range, e.range);
@@ -428,8 +538,8 @@ function evalBinary(e: Extract<Expr, { kind: 'binary' }>, ctx: EvalContext): Res
     const want = isLogic ? T.Bool : T.Number;
     const lc = convert(lv, want);
     const rc = convert(rv, want);
-    if (lc.error !== undefined) ds.push(diag('Invalid operand', `Unsuitable value for left operand: ${lc.error}.`, e.lhs.range, e.range));
-    if (rc.error !== undefined) ds.push(diag('Invalid operand', `Unsuitable value for right operand: ${rc.error}.`, e.rhs.range, e.range));
+    if (lc.error !== undefined) ds.push(annotate(diag('Invalid operand', `Unsuitable value for left operand: ${lc.error}.`, e.lhs.range, e.range), e.lhs, ctx));
+    if (rc.error !== undefined) ds.push(annotate(diag('Invalid operand', `Unsuitable value for right operand: ${rc.error}.`, e.rhs.range, e.range), e.rhs, ctx));
     if (hasErr(ds)) return { value: Value.unknown(retType), diagnostics: ds };
     lv = lc.value!;
     rv = rc.value!;

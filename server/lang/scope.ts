@@ -5,6 +5,7 @@
 
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import type { Traversal, TraverseStep } from './ast';
+import { nameSuggestion } from './call';
 import type { Scope } from './eval';
 import type { FuncContext } from './funcs/function';
 import * as T from './types';
@@ -31,6 +32,8 @@ export interface ModuleData {
   workspace?: string;
   /** "in the root module" or `in module "x"` phrasing. */
   moduleDescription?: string;
+  /** Declared names, for "Did you mean" suggestions in undeclared-reference errors. */
+  names?: { variables?: string[]; locals?: string[]; modules?: string[] };
 }
 
 export type Lookup = Value | Diagnostic | undefined;
@@ -186,21 +189,29 @@ export class ModuleScope implements Scope {
           const v = d.variable?.(r.name);
           if (isDiag(v)) diags.push({ ...v, subject: v.subject ?? r.range });
           else if (!v) {
-            diags.push(err('Reference to undeclared input variable', `An input variable with the name ${JSON.stringify(r.name)} has not been declared. This variable can be declared with a variable ${JSON.stringify(r.name)} {} block.`, r.range));
+            const sg = nameSuggestion(r.name, [...(d.names?.variables ?? [])].sort());
+            const tail = sg ? ` Did you mean ${JSON.stringify(sg)}?` : ` This variable can be declared with a variable ${JSON.stringify(r.name)} {} block.`;
+            diags.push(err('Reference to undeclared input variable', `An input variable with the name ${JSON.stringify(r.name)} has not been declared.${tail}`, r.range));
           } else vars.set(r.name, v);
           break;
         }
         case 'local': {
           const v = d.local?.(r.name);
           if (isDiag(v)) diags.push({ ...v, subject: v.subject ?? r.range });
-          else if (!v) diags.push(err('Reference to undeclared local value', `A local value with the name ${JSON.stringify(r.name)} has not been declared.`, r.range));
+          else if (!v) {
+            const sg = nameSuggestion(r.name, [...(d.names?.locals ?? [])].sort());
+            diags.push(err('Reference to undeclared local value', `A local value with the name ${JSON.stringify(r.name)} has not been declared.${sg ? ` Did you mean ${JSON.stringify(sg)}?` : ''}`, r.range));
+          }
           else locals.set(r.name, v);
           break;
         }
         case 'module': {
           const v = d.module?.(r.name);
           if (isDiag(v)) diags.push({ ...v, subject: v.subject ?? r.range });
-          else if (!v) diags.push(err('Reference to undeclared module', `No module call named ${JSON.stringify(r.name)} is declared ${where}.`, r.range));
+          else if (!v) {
+            const sg = nameSuggestion(r.name, [...(d.names?.modules ?? [])].sort());
+            diags.push(err('Reference to undeclared module', `No module call named ${JSON.stringify(r.name)} is declared ${where}.${sg ? ` Did you mean ${JSON.stringify(sg)}?` : ''}`, r.range));
+          }
           else modules.set(r.name, v);
           break;
         }

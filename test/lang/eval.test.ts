@@ -100,3 +100,21 @@ test('conversion and unification follow cty', () => {
   assert.equal(T.typeString(unify([T.Obj({ a: T.Number }), T.Obj({ b: T.String })])!), 'map(string)');
   assert.equal(T.typeString(unify([T.Dynamic, T.Number])!), 'number');
 });
+
+test('error diagnostics carry the values of the references involved, as terraform prints them', () => {
+  const vars: Record<string, Value> = {
+    s: Value.string('abc'),
+    o: Value.object({ a: Value.number(1), b: Value.tuple([Value.number(1), Value.number(2)]) }),
+  };
+  const sc = new ModuleScope({ variable: (n) => vars[n], names: { locals: ['y'] } }, { baseDir: '.', planning: true, console: false });
+  const values = (src: string) => {
+    const r = evaluate(parseExpression(src, 'main.tf').expr!, sc);
+    return r.diagnostics.map((d) => ({ summary: d.summary, values: d.values ?? [] }));
+  };
+  assert.deepEqual(values('var.s + 1'), [{ summary: 'Invalid operand', values: [{ traversal: 'var.s', statement: 'is "abc"' }] }]);
+  assert.deepEqual(values('upper(var.o)')[0].values, [{ traversal: 'var.o', statement: 'is object with 2 attributes' }]);
+  assert.deepEqual(values('var.o.b[5] + 1')[0].values, [{ traversal: 'var.o.b', statement: 'is tuple with 2 elements' }]);
+  assert.deepEqual(values('var.o.a ? 1 : 2')[0].values, [{ traversal: 'var.o.a', statement: 'is 1' }]);
+  const undeclared = evaluate(parseExpression('local.x', 'main.tf').expr!, sc).diagnostics[0];
+  assert.equal(undeclared.detail, 'A local value with the name "x" has not been declared. Did you mean "y"?');
+});
