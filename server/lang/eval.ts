@@ -424,28 +424,68 @@ function evalTemplateJoin(e: Extract<Expr, { kind: 'templateJoin' }>, ctx: EvalC
 function evalSplat(e: Extract<Expr, { kind: 'splat' }>, ctx: EvalContext): Result {
   const s = evalExpr(e.source, ctx);
   if (hasErr(s.diagnostics)) return { value: Value.unknown(), diagnostics: s.diagnostics };
-  const [src, marks] = s.value.unmark();
-  if (src.isNull) return { value: Value.tuple([]).markWith(marks), diagnostics: [] };
-  if (!src.isKnown) return { value: Value.unknown().markWith(marks), diagnostics: [] };
-  const k = src.type.kind;
-  const isSeq = k === 'list' || k === 'set' || k === 'tuple';
-  const elems = isSeq ? src.elems : [src];
+  let src = s.value;
+  const k0 = src.type.kind;
+  // A non-sequence is treated as a one-element tuple (an empty one when null).
+  const autoUpgrade = !(k0 === 'tuple' || k0 === 'list' || k0 === 'set');
+  if (src.isNull) {
+    if (autoUpgrade) return { value: Value.tuple([]).markWith(src.marks), diagnostics: [] };
+    return {
+      value: Value.unknown(),
+      diagnostics: [
+        annotate(
+          diag('Splat of null value', 'Splat expressions (with the * symbol) cannot be applied to null sequences.', e.source.range, { filename: e.range.filename, start: e.source.range.start, end: e.markerRange.end }),
+          e.source,
+          ctx,
+        ),
+      ],
+    };
+  }
+  if (k0 === 'dynamic') return { value: Value.unknown().markWith(src.marks), diagnostics: [] };
+  let upgradedUnknown = false;
+  if (autoUpgrade) {
+    if (!src.isKnown && !src.refinements?.notNull) upgradedUnknown = true;
+    src = Value.tuple([src.unmark()[0]]).markWith(src.marks);
+  }
+  const sty = src.type;
+  const eachWith = (item: Value): Result => evalExpr(e.each, { ...ctx, variables: new Map([[ANON, item]]), parent: ctx });
+  const resultType = (): Type => {
+    if (sty.kind === 'list' || sty.kind === 'set') return T.List(eachWith(Value.unknown(sty.elem)).value.type);
+    if (sty.kind === 'tuple') return T.Tuple(sty.elems.map((t) => eachWith(Value.unknown(t)).value.type));
+    return T.Dynamic;
+  };
+  const [sv, marks] = src.unmark();
+  if (!sv.isKnown) return { value: Value.unknown(resultType(), { notNull: true }).markWith(marks), diagnostics: [] };
   const ds: Diagnostic[] = [];
   const out: Value[] = [];
-  for (const el of elems) {
-    const inner: EvalContext = { ...ctx, variables: new Map([[ANON, el]]), parent: ctx };
-    const r = evalExpr(e.each, inner);
+  let known = true;
+  for (const el of sv.elems) {
+    const r = eachWith(el);
     ds.push(...r.diagnostics);
+    if (hasErr(r.diagnostics)) known = false;
     out.push(r.value);
   }
-  if (hasErr(ds)) return { value: Value.unknown(), diagnostics: ds };
-  if (k === 'list' || k === 'set') {
-    if (out.length === 0) return { value: Value.list([], T.Dynamic).markWith(marks), diagnostics: [] };
-    const et = unify(out.map((v) => v.type)) ?? T.Dynamic;
-    const conv = out.map((v) => convert(v, et).value ?? v);
-    return { value: Value.list(conv, et).markWith(marks), diagnostics: [] };
+  if (upgradedUnknown) return { value: Value.unknown().markWith(marks), diagnostics: ds };
+  if (!known) return { value: Value.unknown(resultType()).markWith(marks), diagnostics: ds };
+  if (sty.kind === 'list' || sty.kind === 'set') {
+    if (out.length === 0) {
+      const rt = resultType();
+      return { value: Value.list([], rt.kind === 'list' ? rt.elem : T.Dynamic).markWith(marks), diagnostics: ds };
+    }
+    if (!out.every((v) => T.typeEquals(v.type, out[0].type))) {
+      ds.push(
+        diag(
+          'Invalid nested splat expressions',
+          "The second level of splat expression produced elements of different types, so it isn't possible to construct a valid list to represent the top-level result.\n\nConsider using a for expression instead, to produce a tuple-typed result which can therefore have non-homogenous element types.",
+          e.each.range,
+          e.range,
+        ),
+      );
+      return { value: Value.unknown(), diagnostics: ds };
+    }
+    return { value: Value.list(out, out[0].type).markWith(marks), diagnostics: ds };
   }
-  return { value: Value.tuple(out).markWith(marks), diagnostics: [] };
+  return { value: Value.tuple(out).markWith(marks), diagnostics: ds };
 }
 
 // ---- conditional ----------------------------------------------------------------------------------------
@@ -462,7 +502,7 @@ function evalConditional(e: Extract<Expr, { kind: 'conditional' }>, ctx: EvalCon
     ds.push(
       diag(
         'Inconsistent conditional result types',
-        `The true and false result expressions must have consistent types. ${describeMismatch(t.value.type, f.value.type)}`,
+        `The true and false result expressions must have consistent types. ${describeMismatch(t.value.type, f.value.type)}.`,
         { filename: e.range.filename, start: e.trueExpr.range.start, end: e.falseExpr.range.end },
         e.range,
       ),
@@ -497,8 +537,33 @@ function evalConditional(e: Extract<Expr, { kind: 'conditional' }>, ctx: EvalCon
   return { value: conv.value.markWith(cmarks).markWith(t.value.marks).markWith(f.value.marks), diagnostics: chosen.diagnostics };
 }
 
+/** HCL's explanation of why the two result types of a conditional do not unify. */
 function describeMismatch(a: Type, b: Type): string {
-  return `The 'true' value is ${T.friendlyName(a)}, but the 'false' value is ${T.friendlyName(b)}.`;
+  if (a.kind === 'object' && b.kind === 'object') {
+    const an = [...a.attrs.keys()].sort(T.compareBytes);
+    const bn = [...b.attrs.keys()].sort(T.compareBytes);
+    for (const n of an) {
+      const bt = b.attrs.get(n);
+      if (!bt) return `The 'true' value includes object attribute ${JSON.stringify(n)}, which is absent in the 'false' value`;
+      if (!T.typeEquals(a.attrs.get(n)!, bt)) return `Type mismatch for object attribute ${JSON.stringify(n)}: ${describeMismatch(a.attrs.get(n)!, bt)}`;
+    }
+    for (const n of bn) if (!a.attrs.has(n)) return `The 'false' value includes object attribute ${JSON.stringify(n)}, which is absent in the 'true' value`;
+  } else if (a.kind === 'tuple' && b.kind === 'tuple') {
+    if (a.elems.length !== b.elems.length) return `The 'true' tuple has length ${a.elems.length}, but the 'false' tuple has length ${b.elems.length}`;
+    for (let i = 0; i < a.elems.length; i++) {
+      if (!T.typeEquals(a.elems[i], b.elems[i])) return `Type mismatch for tuple element ${i}: ${describeMismatch(a.elems[i], b.elems[i])}`;
+    }
+  } else if (T.isCollection(a) && T.isCollection(b) && a.kind === b.kind) {
+    const ae = a.elem;
+    const be = b.elem;
+    if ((ae.kind === 'object' && be.kind === 'object') || (ae.kind === 'tuple' && be.kind === 'tuple')) {
+      return `Mismatched ${a.kind} element types: ${describeMismatch(ae, be)}`;
+    }
+  }
+  const an = T.friendlyName(a);
+  const bn = T.friendlyName(b);
+  if (an === bn) return "At least one deeply-nested attribute or element is not compatible across both the 'true' and the 'false' value";
+  return `The 'true' value is ${an}, but the 'false' value is ${bn}`;
 }
 
 // ---- operators ------------------------------------------------------------------------------------------
@@ -654,21 +719,37 @@ function evalObject(e: Extract<Expr, { kind: 'object' }>, ctx: EvalContext): Res
   const ds: Diagnostic[] = [];
   const m = new Map<string, Value>();
   const marks = new Set<Mark>();
-  let unknown = false;
+  let known = true;
   for (const it of e.items) {
     let key: string | undefined;
     if (it.keyIsIdent && it.key.kind === 'scopeTraversal') key = it.key.traversal.root;
-    else {
+    else if (it.key.kind === 'scopeTraversal' && it.key.traversal.steps.length > 0) {
+      // A bare dotted name is ambiguous: a reference, or a name containing periods?
+      ds.push(
+        diag(
+          'Ambiguous attribute key',
+          "If this expression is intended to be a reference, wrap it in parentheses. If it's instead intended as a literal name containing periods, wrap it in quotes to create a string literal.",
+          it.key.range,
+        ),
+      );
+      known = false;
+    } else {
       const kr = evalExpr(it.key, ctx);
       ds.push(...kr.diagnostics);
-      if (!hasErr(kr.diagnostics)) {
+      if (hasErr(kr.diagnostics)) known = false;
+      else {
         const [kv, km] = kr.value.unmark();
-        for (const x of km) marks.add(x);
-        if (kv.isNull) ds.push(diag('Null value as key', "Can't use a null value as a key.", it.key.range));
-        else {
+        if (kv.isNull) {
+          // HCL points this error at the value expression.
+          ds.push(annotate(diag('Null value as key', "Can't use a null value as a key.", it.value.range), it.key, ctx));
+          known = false;
+        } else {
+          for (const x of km) marks.add(x);
           const c = convert(kv, T.String);
-          if (c.error !== undefined) ds.push(diag('Incorrect key type', `Can't use this value as a key: ${c.error}.`, it.key.range));
-          else if (!c.value.isKnown) unknown = true;
+          if (c.error !== undefined) {
+            ds.push(annotate(diag('Incorrect key type', `Can't use this value as a key: ${c.error}.`, it.key.range), it.key, ctx));
+            known = false;
+          } else if (!c.value.isKnown) known = false;
           else key = c.value.str;
         }
       }
@@ -677,29 +758,56 @@ function evalObject(e: Extract<Expr, { kind: 'object' }>, ctx: EvalContext): Res
     ds.push(...vr.diagnostics);
     if (key !== undefined) m.set(key, vr.value);
   }
-  if (hasErr(ds)) return { value: Value.unknown(), diagnostics: ds };
-  if (unknown) return { value: Value.unknown().markWith(marks), diagnostics: ds };
+  if (!known) return { value: Value.unknown(), diagnostics: ds };
   return { value: Value.object(m).markWith(marks), diagnostics: ds };
 }
 
 function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
-  const isObject = e.keyExpr !== undefined;
   const cr = evalExpr(e.collection, ctx);
-  if (hasErr(cr.diagnostics)) return { value: Value.unknown(), diagnostics: cr.diagnostics };
+  const ds: Diagnostic[] = [...cr.diagnostics];
+  if (hasErr(cr.diagnostics)) return { value: Value.unknown(), diagnostics: ds };
+  if (cr.value.isNull) {
+    ds.push(annotate(diag('Iteration over null value', "A null value cannot be used as the collection in a 'for' expression.", e.collection.range, e.range), e.collection, ctx));
+    return { value: Value.unknown(), diagnostics: ds };
+  }
+  if (cr.value.type.kind === 'dynamic') return { value: Value.unknown().markWith(cr.value.marks), diagnostics: ds };
   const [coll, cmarks] = cr.value.unmark();
   const marks = new Set<Mark>(cmarks);
-  if (coll.isNull) {
-    return { value: Value.unknown(), diagnostics: [diag('Iteration over null value', "A null value cannot be used as the collection in a 'for' expression.", e.collection.range, e.range)] };
-  }
   const k = coll.type.kind;
-  if (k === 'dynamic') return { value: Value.unknown().markWith(marks), diagnostics: [] };
   if (!['list', 'set', 'tuple', 'map', 'object'].includes(k)) {
-    return {
-      value: Value.unknown(),
-      diagnostics: [diag('Iteration over non-iterable value', `A value of type ${T.friendlyName(coll.type)} cannot be used as the collection in a 'for' expression.`, e.collection.range, e.range)],
-    };
+    ds.push(
+      annotate(
+        diag('Iteration over non-iterable value', `A value of type ${T.friendlyName(coll.type)} cannot be used as the collection in a 'for' expression.`, e.collection.range, e.range),
+        e.collection,
+        ctx,
+      ),
+    );
+    return { value: Value.unknown(), diagnostics: ds };
   }
-  if (!coll.isKnown) return { value: Value.unknown().markWith(marks), diagnostics: [] };
+  const child = (kv: Value, vv: Value): EvalContext => {
+    const vars = new Map<string, Value>();
+    if (e.keyVar) vars.set(e.keyVar, kv);
+    vars.set(e.valVar, vv);
+    return { ...ctx, variables: vars, parent: ctx };
+  };
+  // An early check of the condition with unknown iteration values catches wrongly-typed conditions once.
+  if (e.cond) {
+    const cc = child(Value.unknown(), Value.unknown());
+    const c = evalExpr(e.cond, cc);
+    ds.push(...c.diagnostics);
+    if (c.value.isNull) {
+      ds.push(annotate(diag('Condition is null', "The value of the 'if' clause must not be null.", e.cond.range, e.range), e.cond, ctx));
+      return { value: Value.unknown(), diagnostics: ds };
+    }
+    for (const x of c.value.marks) marks.add(x);
+    const cb = convert(c.value, T.Bool);
+    if (cb.error !== undefined) {
+      ds.push(annotate(diag("Invalid 'for' condition", `The 'if' clause value is invalid: ${cb.error}.`, e.cond.range, e.range), e.cond, ctx));
+      return { value: Value.unknown(), diagnostics: ds };
+    }
+    if (hasErr(c.diagnostics)) return { value: Value.unknown(), diagnostics: ds };
+  }
+  if (!coll.isKnown) return { value: Value.unknown().markWith(marks), diagnostics: ds };
   const pairs: [Value, Value][] = [];
   if (k === 'map' || k === 'object') {
     for (const key of [...coll.entries.keys()].sort(T.compareBytes)) pairs.push([Value.string(key), coll.entries.get(key)!]);
@@ -708,34 +816,35 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
   } else {
     coll.elems.forEach((v, i) => pairs.push([Value.number(i), v]));
   }
-  const ds: Diagnostic[] = [];
+  const isObject = e.keyExpr !== undefined;
   const tupleOut: Value[] = [];
   const objOut = new Map<string, Value>();
   const groups = new Map<string, Value[]>();
-  let unknown = false;
+  let known = true;
   for (const [kv, vv] of pairs) {
-    if (hasErr(ds)) break;
-    const vars = new Map<string, Value>();
-    if (e.keyVar) vars.set(e.keyVar, kv);
-    vars.set(e.valVar, vv);
-    const inner: EvalContext = { ...ctx, variables: vars, parent: ctx };
+    const inner = child(kv, vv);
     if (e.cond) {
       const c = evalExpr(e.cond, inner);
       ds.push(...c.diagnostics);
-      if (hasErr(c.diagnostics)) continue;
+      if (c.value.isNull) {
+        if (known) ds.push(annotate(diag("Invalid 'for' condition", "The value of the 'if' clause must not be null.", e.cond.range, e.range), e.cond, inner));
+        known = false;
+        continue;
+      }
       const [cv, cm] = c.value.unmark();
       for (const x of cm) marks.add(x);
-      if (cv.isNull) {
-        ds.push(diag("Invalid 'for' condition", 'The value of the \'if\' clause must not be null.', e.cond.range, e.range));
+      if (!isObject && !cv.isKnown) {
+        known = false;
         continue;
       }
       const cb = convert(cv, T.Bool);
       if (cb.error !== undefined) {
-        ds.push(diag("Invalid 'for' condition", `The 'if' clause value is invalid: ${cb.error}.`, e.cond.range, e.range));
+        if (known) ds.push(annotate(diag("Invalid 'for' condition", `The 'if' clause value is invalid: ${cb.error}.`, e.cond.range, e.range), e.cond, inner));
+        known = false;
         continue;
       }
       if (!cb.value.isKnown) {
-        unknown = true;
+        known = false;
         continue;
       }
       if (!cb.value.bool) continue;
@@ -743,52 +852,51 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
     if (isObject) {
       const kr = evalExpr(e.keyExpr!, inner);
       ds.push(...kr.diagnostics);
-      const vr = evalExpr(e.valExpr, inner);
-      ds.push(...vr.diagnostics);
-      if (hasErr(kr.diagnostics) || hasErr(vr.diagnostics)) continue;
+      if (kr.value.isNull) {
+        if (known) ds.push(annotate(diag('Invalid object key', "Key expression in 'for' expression must not produce a null value.", e.keyExpr!.range, e.range), e.keyExpr!, inner));
+        known = false;
+        continue;
+      }
       const [key, km] = kr.value.unmark();
       for (const x of km) marks.add(x);
-      if (key.isNull) {
-        ds.push(diag('Invalid object key', "Key expression in 'for' expression must not produce a null value.", e.keyExpr!.range, e.range));
+      if (!key.isKnown) {
+        known = false;
         continue;
       }
       const ks = convert(key, T.String);
       if (ks.error !== undefined) {
-        ds.push(diag('Invalid object key', `The key expression produced an invalid result: ${ks.error}.`, e.keyExpr!.range, e.range));
+        if (known) ds.push(annotate(diag('Invalid object key', `The key expression produced an invalid result: ${ks.error}.`, e.keyExpr!.range, e.range), e.keyExpr!, inner));
+        known = false;
         continue;
       }
-      if (!ks.value.isKnown) {
-        unknown = true;
-        continue;
-      }
+      const vr = evalExpr(e.valExpr, inner);
+      ds.push(...vr.diagnostics);
       const name = ks.value.str;
       if (e.group) {
         const g = groups.get(name);
         if (g) g.push(vr.value);
         else groups.set(name, [vr.value]);
-      } else {
-        if (objOut.has(name)) {
-          ds.push(
+      } else if (objOut.has(name)) {
+        ds.push(
+          annotate(
             diag(
               'Duplicate object key',
               `Two different items produced the key ${JSON.stringify(name)} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.`,
               e.keyExpr!.range,
               e.range,
             ),
-          );
-          continue;
-        }
-        objOut.set(name, vr.value);
-      }
+            e.keyExpr!,
+            inner,
+          ),
+        );
+      } else objOut.set(name, vr.value);
     } else {
       const vr = evalExpr(e.valExpr, inner);
       ds.push(...vr.diagnostics);
-      if (hasErr(vr.diagnostics)) continue;
       tupleOut.push(vr.value);
     }
   }
-  if (hasErr(ds)) return { value: Value.unknown(), diagnostics: ds };
-  if (unknown) return { value: Value.unknown().markWith(marks), diagnostics: ds };
+  if (!known || hasErr(ds)) return { value: Value.unknown().markWith(marks), diagnostics: ds };
   if (!isObject) return { value: Value.tuple(tupleOut).markWith(marks), diagnostics: ds };
   if (e.group) {
     const m = new Map<string, Value>();
