@@ -22,6 +22,11 @@ function diag(summary: string, detail: string, subject: Range, context?: Range):
   return d;
 }
 
+/** HCL's StartRange of a call: the name through the opening parenthesis (the subject of call errors). */
+function startRange(e: CallExpr): Range {
+  return { filename: e.nameRange.filename, start: e.nameRange.start, end: e.openParenRange.end };
+}
+
 /** HCL's Range.String(): "file:1,2-5" or "file:1,2-3,4". */
 export function rangeString(r: Range): string {
   if (r.start.line === r.end.line) return `${r.filename}:${r.start.line},${r.start.column}-${r.end.column}`;
@@ -184,7 +189,7 @@ export function callFunction(
       const idx = er.index < args.length ? er.index : args.length - 1;
       diags.push(annotate(diag('Invalid function argument', `Invalid value for "${p.name}" parameter: ${er.message}.`, rangeFor(idx), e.range), argExprs[idx] ?? e));
     } else {
-      diags.push(diag('Error in function call', `Call to function "${e.name}" failed: ${er.message}.`, e.range, e.range));
+      diags.push(diag('Error in function call', `Call to function "${e.name}" failed: ${er.message}.`, startRange(e), e.range));
     }
     return { value: Value.unknown(res.type ?? T.Dynamic), diagnostics: diags };
   }
@@ -255,7 +260,7 @@ function callTryCan(name: 'try' | 'can', e: CallExpr, evalArg: EvalFn): { value:
     return { value: Value.bool(true), diagnostics: [] };
   }
   if (e.args.length === 0) {
-    return { value: Value.unknown(), diagnostics: [diag('Error in function call', 'Call to function "try" failed: at least one argument is required.', e.range, e.range)] };
+    return { value: Value.unknown(), diagnostics: [diag('Error in function call', 'Call to function "try" failed: at least one argument is required.', startRange(e), e.range)] };
   }
   const failures: Diagnostic[] = [];
   for (const a of e.args) {
@@ -272,5 +277,5 @@ function callTryCan(name: 'try' | 'can', e: CallExpr, evalArg: EvalFn): { value:
     msg += d.subject ? `- ${d.summary} (at ${rangeString(d.subject)})\n  ${d.detail ?? ''}\n` : `- ${d.summary}\n  ${d.detail ?? ''}\n`;
   }
   msg += '\nAt least one expression must produce a successful result';
-  return { value: Value.unknown(), diagnostics: [diag('Error in function call', `Call to function "try" failed: ${msg}.`, e.range, e.range)] };
+  return { value: Value.unknown(), diagnostics: [diag('Error in function call', `Call to function "try" failed: ${msg}.`, startRange(e), e.range)] };
 }
