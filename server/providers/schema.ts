@@ -16,6 +16,7 @@ import * as T from '../lang/types';
 import type { Type, ObjectType } from '../lang/types';
 import { Value } from '../lang/value';
 import type { Path } from './path';
+import { goQuote } from './gostring';
 import { pathError, type PathError } from './path';
 
 /** How a nested attribute type repeats its object: one object, or a list, set or map of them. */
@@ -284,7 +285,7 @@ export function coerceValue(b: Block, v: Value, convert: Converter = exactConver
   if (v.type.kind !== 'object') return fail(path, 'an object is required');
   const inAttrs = v.entries;
   for (const name of T.attrNames(v.type)) {
-    if (!(name in b.attributes) && !(name in b.blockTypes)) return fail(path, `unexpected attribute ${JSON.stringify(name)}`);
+    if (!(name in b.attributes) && !(name in b.blockTypes)) return fail(path, `unexpected attribute ${goQuote(name)}`);
   }
   const out = new Map<string, Value>();
   for (const name of Object.keys(b.attributes).sort(T.compareBytes)) {
@@ -293,8 +294,8 @@ export function coerceValue(b: Block, v: Value, convert: Converter = exactConver
     let val = inAttrs.get(name);
     if (!val) {
       if (a.computed || a.optional) val = Value.null(at);
-      else if (a.required) return fail(path, `attribute ${JSON.stringify(name)} is required`);
-      else return fail(path, `attribute ${JSON.stringify(name)} has none of required, optional, or computed set`);
+      else if (a.required) return fail(path, `attribute ${goQuote(name)} is required`);
+      else return fail(path, `attribute ${goQuote(name)} has none of required, optional, or computed set`);
     }
     const r = convert(val, at);
     if ('error' in r) return fail([...path, { kind: 'attr', name }], r.error);
