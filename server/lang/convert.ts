@@ -9,8 +9,10 @@
 //   typeFromExpr(expr)    parses a type constraint expression (`list(string)`, `optional(number, 1)`).
 //   constraintName(t)     cty's FriendlyNameForConstraint ("list of any single type").
 
-import type { Diagnostic } from '../diags/diagnostic';
+import type { Diagnostic, Range } from '../diags/diagnostic';
 import type { Expr } from './ast';
+import { forEachChild } from './ast';
+import { evalExpr } from './eval';
 import { Num } from './number';
 import * as T from './types';
 import type { Type } from './types';
@@ -341,135 +343,199 @@ export function unify(types: readonly Type[]): Type | undefined {
 
 // ---- type constraints ---------------------------------------------------------------------------------
 
-/** Parses a type constraint expression as Terraform's `type =` argument (typeexpr with optional attributes). */
-export function typeFromExpr(expr: Expr): { type: Type; diagnostics: Diagnostic[] } {
+const INVALID_TYPE = 'Invalid type specification';
+
+/** hcl.ExprAsKeyword: a bare single name (including true/false/null written bare). */
+function asKeyword(e: Expr): string {
+  if (e.kind === 'scopeTraversal' && e.traversal.steps.length === 0) return e.traversal.root;
+  if (e.kind === 'literal' && e.range.end.byte - e.range.start.byte <= 5) {
+    const v = e.value;
+    if (v.type.kind === 'dynamic' && v.isNull) return 'null';
+    if (v.type.kind === 'bool') return v.bool ? 'true' : 'false';
+  }
+  return '';
+}
+
+function argsRange(e: Extract<Expr, { kind: 'call' }>) {
+  return { filename: e.range.filename, start: e.openParenRange.start, end: e.closeParenRange.end };
+}
+
+/**
+ * Parses a type constraint expression as HCL's typeexpr does (TypeConstraintWithDefaults by default):
+ * `constraint` allows `any` and optional(); `withDefaults` allows optional(type, default).
+ * Defaults are stored on the object type's `defaults` (values of value.ts). `variable` adds Terraform's rules
+ * for a variable block's `type` argument (legacy bare list/map, quoted constraints).
+ */
+export function typeFromExpr(
+  expr: Expr,
+  opts: { constraint?: boolean; withDefaults?: boolean; variable?: boolean } = {},
+): { type: Type; diagnostics: Diagnostic[] } {
+  const constraint = opts.constraint ?? true;
+  const withDefaults = opts.withDefaults ?? true;
   const diags: Diagnostic[] = [];
-  const bad = (e: Expr, detail: string): Type => {
-    diags.push({ severity: 'error', summary: 'Invalid type specification', detail, subject: e.range });
+  const bad = (detail: string, subject: Range, context?: Range): Type => {
+    const d: Diagnostic = { severity: 'error', summary: INVALID_TYPE, detail, subject };
+    if (context) d.context = context;
+    diags.push(d);
     return T.Dynamic;
   };
-  const walk = (e: Expr, allowOptional: boolean): { t: Type; optional?: boolean; def?: Value } => {
-    if (e.kind === 'paren') return walk(e.expr, allowOptional);
-    if (e.kind === 'scopeTraversal' && e.traversal.steps.length === 0) {
-      switch (e.traversal.root) {
-        case 'string':
-          return { t: T.String };
-        case 'number':
-          return { t: T.Number };
-        case 'bool':
-          return { t: T.Bool };
-        case 'any':
-          return { t: T.Dynamic };
-        case 'list':
-        case 'map':
-        case 'set':
-        case 'object':
-        case 'tuple':
-          return { t: bad(e, `The ${e.traversal.root} type constructor requires one argument specifying the element type.`) };
-      }
-      return { t: bad(e, `The keyword ${JSON.stringify(e.traversal.root)} is not a valid type specification.`) };
+  const walk = (e: Expr): Type => {
+    const kw = asKeyword(e);
+    switch (kw) {
+      case 'bool':
+        return T.Bool;
+      case 'string':
+        return T.String;
+      case 'number':
+        return T.Number;
+      case 'any':
+        if (constraint) return T.Dynamic;
+        return bad(`The keyword "any" cannot be used in this type specification: an exact type is required.`, e.range);
+      case 'list':
+      case 'map':
+      case 'set':
+        return bad(`The ${kw} type constructor requires one argument specifying the element type.`, e.range);
+      case 'object':
+        return bad('The object type constructor requires one argument specifying the attribute types and values as a map.', e.range);
+      case 'tuple':
+        return bad('The tuple type constructor requires one argument specifying the element types as a list.', e.range);
+      case '':
+        break;
+      default:
+        return bad(`The keyword ${JSON.stringify(kw)} is not a valid type specification.`, e.range);
     }
-    if (e.kind === 'call') {
-      const name = e.name;
-      if (name === 'optional') {
-        if (!allowOptional) return { t: bad(e, 'Keyword "optional" is valid only as a modifier for object type attributes.') };
-        if (e.args.length < 1 || e.args.length > 2) return { t: bad(e, 'The "optional" type modifier takes one or two arguments.') };
-        const inner = walk(e.args[0], false).t;
-        let def: Value | undefined;
-        if (e.args.length === 2) {
-          const a = e.args[1];
-          def = constValue(a);
-          if (!def) diags.push({ severity: 'error', summary: 'Invalid default value', detail: 'Default values for optional attributes must be constant.', subject: a.range });
-        }
-        return { t: inner, optional: true, def };
-      }
-      if (name === 'list' || name === 'set' || name === 'map') {
-        if (e.args.length !== 1) return { t: bad(e, `The ${name} type constructor requires one argument specifying the element type.`) };
-        const el = walk(e.args[0], false).t;
-        return { t: name === 'list' ? T.List(el) : name === 'set' ? T.Set(el) : T.Map(el) };
-      }
-      if (name === 'object') {
+    if (e.kind !== 'call' || e.expandFinal) {
+      return bad('A type specification is either a primitive type keyword (bool, number, string) or a complex type constructor call, like list(string).', e.range);
+    }
+    const name = e.name;
+    const ar = argsRange(e);
+    if (name === 'bool' || name === 'string' || name === 'number') return bad(`Primitive type keyword ${JSON.stringify(name)} does not expect arguments.`, ar);
+    if (name === 'any') return bad(`Type constraint keyword "any" does not expect arguments.`, ar);
+    if (e.args.length !== 1 && ['list', 'set', 'map', 'object', 'tuple'].includes(name)) {
+      const subject = e.args.length > 1 ? { filename: ar.filename, start: e.args[1].range.start, end: e.args[e.args.length - 1].range.end } : ar;
+      const detail =
+        name === 'object'
+          ? 'The object type constructor requires one argument specifying the attribute types and values as a map.'
+          : name === 'tuple'
+            ? 'The tuple type constructor requires one argument specifying the element types as a list.'
+            : `The ${name} type constructor requires one argument specifying the element type.`;
+      return bad(detail, subject, ar);
+    }
+    switch (name) {
+      case 'list':
+        return T.List(walk(e.args[0]));
+      case 'set':
+        return T.Set(walk(e.args[0]));
+      case 'map':
+        return T.Map(walk(e.args[0]));
+      case 'tuple': {
         const a = e.args[0];
-        if (e.args.length !== 1 || a.kind !== 'object') return { t: bad(e, 'The object type constructor requires one argument specifying the attribute types as a map.') };
+        if (a.kind !== 'tuple') return bad('Tuple type constructor requires a list of element types.', a.range, e.range);
+        return T.Tuple(a.elems.map(walk));
+      }
+      case 'object': {
+        const a = e.args[0];
+        if (a.kind !== 'object') {
+          return bad('Object type constructor requires a map whose keys are attribute names and whose values are the corresponding attribute types.', a.range, e.range);
+        }
         const attrs = new Map<string, Type>();
         const optional = new Set<string>();
         const defaults = new Map<string, unknown>();
         for (const it of a.items) {
-          let key: string | undefined;
-          if (it.keyIsIdent && it.key.kind === 'scopeTraversal') key = it.key.traversal.root;
-          else {
-            const kv = constValue(it.key);
-            if (kv && kv.type.kind === 'string' && kv.isKnown && !kv.isNull) key = kv.str;
-          }
-          if (key === undefined) {
-            bad(it.key, 'Object constructor map keys must be attribute names.');
+          const attrName = asKeyword(it.key);
+          if (attrName === '') {
+            bad('Object constructor map keys must be attribute names.', it.key.range, e.range);
             continue;
           }
-          const r = walk(it.value, true);
-          attrs.set(key, r.t);
-          if (r.optional) optional.add(key);
-          if (r.def) defaults.set(key, r.def);
+          let atyExpr = it.value;
+          let defaultExpr: Expr | undefined;
+          let defaultVal: Value | undefined;
+          if (atyExpr.kind === 'call' && atyExpr.name === 'optional') {
+            const oc = atyExpr;
+            const oar = argsRange(oc);
+            if (oc.args.length < 1) {
+              bad('Optional attribute modifier requires the attribute type as its argument.', oar, oc.range);
+              continue;
+            }
+            if (constraint) {
+              if (withDefaults) {
+                if (oc.args.length === 2) {
+                  defaultExpr = oc.args[1];
+                  const r = constantValue(defaultExpr);
+                  diags.push(...r.diagnostics);
+                  if (r.value) {
+                    optional.add(attrName);
+                    defaultVal = r.value;
+                  }
+                } else if (oc.args.length === 1) optional.add(attrName);
+                else bad('Optional attribute modifier expects at most two arguments: the attribute type, and a default value.', oar, oc.range);
+              } else if (oc.args.length === 1) optional.add(attrName);
+              else bad('Optional attribute modifier expects only one argument: the attribute type.', oar, oc.range);
+            } else {
+              bad('Optional attribute modifier is only for type constraints, not for exact types.', oc.nameRange, oc.range);
+            }
+            atyExpr = oc.args[0];
+          }
+          const aty = walk(atyExpr);
+          if (defaultVal && defaultExpr) {
+            const c = convert(defaultVal, aty);
+            if (c.error !== undefined) {
+              diags.push({
+                severity: 'error',
+                summary: 'Invalid default value for optional attribute',
+                detail: `This default value is not compatible with the attribute's type constraint: ${c.error}.`,
+                subject: defaultExpr.range,
+              });
+            } else defaults.set(attrName, defaultVal);
+          }
+          attrs.set(attrName, aty);
         }
-        const t: Type = { kind: 'object', attrs, ...(optional.size ? { optional } : {}), ...(defaults.size ? { defaults } : {}) };
-        return { t };
+        return { kind: 'object', attrs, ...(optional.size ? { optional } : {}), ...(defaults.size ? { defaults } : {}) };
       }
-      if (name === 'tuple') {
-        const a = e.args[0];
-        if (e.args.length !== 1 || a.kind !== 'tuple') return { t: bad(e, 'The tuple type constructor requires one argument specifying the element types as a list.') };
-        return { t: T.Tuple(a.elems.map((x) => walk(x, false).t)) };
-      }
-      return { t: bad(e, `Keyword ${JSON.stringify(name)} is not a valid type constructor.`) };
+      case 'optional':
+        return bad('Keyword "optional" is valid only as a modifier for object type attributes.', e.nameRange);
+      default:
+        return bad(`Keyword ${JSON.stringify(name)} is not a valid type constructor.`, e.range);
     }
-    return { t: bad(e, 'A type specification is either a primitive type keyword (bool, number, string) or a complex type constructor call, like list(string).') };
   };
-  const t = walk(expr, false).t;
+  if (opts.variable) {
+    // Terraform's own rules for a variable's `type`: quoted legacy constraints are an error, and the bare
+    // legacy keywords list and map mean list(any) and map(any).
+    if (expr.kind === 'template' && expr.parts.every((p) => p.kind === 'literal')) {
+      const text = expr.parts.map((p) => (p.kind === 'literal' ? p.value.str : '')).join('');
+      diags.push({
+        severity: 'error',
+        summary: 'Invalid quoted type constraints',
+        detail: `Terraform 0.11 and earlier required type constraints to be given in quotes, but that form is now deprecated and will be removed in a future version of Terraform. Remove the quotes around ${JSON.stringify(text)}.`,
+        subject: expr.range,
+      });
+      return { type: T.Dynamic, diagnostics: diags };
+    }
+    const kw = asKeyword(expr);
+    if (kw === 'list') return { type: T.List(T.Dynamic), diagnostics: diags };
+    if (kw === 'map') return { type: T.Map(T.Dynamic), diagnostics: diags };
+  }
+  const t = walk(expr);
   return { type: t, diagnostics: diags };
 }
 
-/** Values of constant expressions (literals, templates without interpolation, tuples, objects); undefined otherwise. */
-function constValue(e: Expr): Value | undefined {
-  switch (e.kind) {
-    case 'literal':
-      return e.value;
-    case 'paren':
-      return constValue(e.expr);
-    case 'template': {
-      let s = '';
-      for (const p of e.parts) {
-        const v = constValue(p);
-        if (!v) return undefined;
-        const c = convert(v, T.String);
-        if (c.error !== undefined || c.value.isNull) return undefined;
-        s += c.value.str;
-      }
-      return Value.string(s);
+/** Evaluates an expression without any variables or functions (HCL's Value(nil)), as for optional() defaults. */
+export function constantValue(e: Expr): { value?: Value; diagnostics: Diagnostic[] } {
+  const diags: Diagnostic[] = [];
+  const visit = (x: Expr) => {
+    if (x.kind === 'scopeTraversal') {
+      diags.push({ severity: 'error', summary: 'Variables not allowed', detail: 'Variables may not be used here.', subject: x.range });
+      return;
     }
-    case 'unary':
-      if (e.op === '-') {
-        const v = constValue(e.operand);
-        if (v && v.type.kind === 'number' && v.isKnown && !v.isNull) return Value.number(v.num.neg());
-      }
-      return undefined;
-    case 'tuple': {
-      const out: Value[] = [];
-      for (const x of e.elems) {
-        const v = constValue(x);
-        if (!v) return undefined;
-        out.push(v);
-      }
-      return Value.tuple(out);
+    if (x.kind === 'call') {
+      diags.push({ severity: 'error', summary: 'Function calls not allowed', detail: 'Functions may not be called here.', subject: x.range });
+      return;
     }
-    case 'object': {
-      const m = new Map<string, Value>();
-      for (const it of e.items) {
-        const k = it.keyIsIdent && it.key.kind === 'scopeTraversal' ? it.key.traversal.root : constValue(it.key)?.str;
-        const v = constValue(it.value);
-        if (k === undefined || !v) return undefined;
-        m.set(k, v);
-      }
-      return Value.object(m);
-    }
-    default:
-      return undefined;
-  }
+    forEachChild(x, visit);
+  };
+  visit(e);
+  if (diags.length) return { diagnostics: diags };
+  const r = evalExpr(e, { variables: new Map(), funcCtx: { baseDir: '.', planning: false, console: false } });
+  if (r.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: r.diagnostics };
+  return { value: r.value, diagnostics: r.diagnostics };
 }
