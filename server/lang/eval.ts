@@ -17,7 +17,7 @@ import { convert, unify } from './convert';
 import type { FuncContext } from './funcs/function';
 import { Num } from './number';
 import { references, traversalString } from './parse';
-import { goQuote } from './format';
+import { goFormatG10, goQuote } from './format';
 import * as T from './types';
 import type { Type } from './types';
 import { Value, type Mark } from './value';
@@ -153,28 +153,6 @@ function compactValueStr(v: Value): string {
     default:
       return T.friendlyName(ty);
   }
-}
-
-/** Go's big.Float Text('g', 10). */
-function goFormatG10(n: Num): string {
-  if (n.isInf()) return n.sign() > 0 ? '+Inf' : '-Inf';
-  const x = n.toNumber();
-  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
-  const [mant, expStr] = x.toExponential(9).split('e');
-  const exp = parseInt(expStr, 10);
-  const digits = mant.replace('-', '').replace('.', '').replace(/0+$/, '') || '0';
-  const sign = x < 0 ? '-' : '';
-  if (exp < -4 || exp >= 10) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const e = Math.abs(exp);
-    return `${sign}${m}e${exp < 0 ? '-' : '+'}${e < 10 ? '0' + e : e}`;
-  }
-  if (exp >= 0) {
-    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
-    const frac = digits.slice(exp + 1);
-    return `${sign}${intPart}${frac ? '.' + frac : ''}`;
-  }
-  return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
 }
 
 function evalNode(e: Expr, ctx: EvalContext): Result {

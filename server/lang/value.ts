@@ -13,6 +13,7 @@
 //   map/object        ReadonlyMap<string, Value> (objects hold exactly their type's attributes)
 //   typeval           Type               (only the console's `type()` produces these)
 
+import { goFormatG10, goQuote } from './format';
 import { Num } from './number';
 import * as T from './types';
 import type { Type } from './types';
@@ -264,7 +265,7 @@ function dedupe(elems: readonly Value[]): Value[] {
 
 /**
  * cty's set order: strings bytewise, numbers numerically, bools false first; null and unknown
- * elements last. Other element types keep insertion order (cty orders them by hash; not reproduced).
+ * elements last. Other element types are ordered bytewise by cty's set-hash string (setHashString).
  */
 export function sortSetElements(elems: Value[]): Value[] {
   const rank = (v: Value) => (v.isNull ? 1 : !v.isKnown ? 2 : 0);
@@ -280,9 +281,45 @@ export function sortSetElements(elems: Value[]): Value[] {
       case 'bool':
         return (a.bool ? 1 : 0) - (b.bool ? 1 : 0);
       default:
-        return 0;
+        return T.compareBytes(setHashString(a), setHashString(b));
     }
   });
+}
+
+/**
+ * cty's appendSetHashBytes: the string a set element is hashed and (for non-primitive elements) ordered by.
+ * Marks are ignored; unknown is "?", null "~", numbers as big.Float's String (%.10g), strings Go-quoted,
+ * maps {k:v;}, lists and sets [e;], objects <v;> in attribute-name order, tuples <e;>.
+ */
+export function setHashString(v: Value): string {
+  if (!v.isKnown) return '?';
+  if (v.isNull) return '~';
+  const ty = v.type;
+  switch (ty.kind) {
+    case 'number':
+      return goFormatG10(v.num);
+    case 'bool':
+      return v.bool ? 'T' : 'F';
+    case 'string':
+      return goQuote(v.str);
+    case 'map': {
+      let s = '{';
+      for (const k of [...v.entries.keys()].sort(T.compareBytes)) s += `${goQuote(k)}:${setHashString(v.entries.get(k)!)};`;
+      return s + '}';
+    }
+    case 'list':
+    case 'set':
+      return '[' + v.elems.map((e) => setHashString(e) + ';').join('') + ']';
+    case 'object': {
+      let s = '<';
+      for (const k of [...ty.attrs.keys()].sort(T.compareBytes)) s += setHashString(v.entries.get(k)!) + ';';
+      return s + '>';
+    }
+    case 'tuple':
+      return '<' + v.elems.map((e) => setHashString(e) + ';').join('') + '>';
+    default:
+      return '?';
+  }
 }
 
 function debugString(v: Value): string {
