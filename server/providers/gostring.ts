@@ -163,7 +163,7 @@ export function goNumber(n: Num): string {
   if (n.isInteger()) return `cty.NumberIntVal(${numG(n)})`;
   if (!n.isInf()) {
     const f = n.toNumber();
-    if (Number.isFinite(f) && NumClass.from(f).equals(n)) return `cty.NumberFloatVal(${float64G(f)})`;
+    if (Number.isFinite(f) && NumClass.from(f).cmp(n) === 0) return `cty.NumberFloatVal(${float64G(f)})`;
   } else return `cty.NumberFloatVal(${n.isNegative() ? '-Inf' : '+Inf'})`;
   return `cty.MustParseNumberVal(${goQuote(n.toString())})`;
 }

@@ -5,9 +5,10 @@
 // `unmarkDeepWithPaths` and `markWithPaths` are cty's UnmarkDeepWithPaths / MarkWithPaths; `sensitivePaths`
 // is configschema's Block.SensitivePaths (every sensitive attribute, also when null, one path per list
 // element, map key and set element of nested blocks and nested attribute types); `writeOnlyPaths` lists
-// the write-only attributes the same way. A path that no longer exists in the value being re-marked is
+// the write-only attributes the same way. Paths are produced in cty's walk order (attributes by name). A path that no longer exists in the value being re-marked is
 // skipped. Siblings: path.ts, schema.ts; callers: the plan/apply engine and server/plans/objchange.
 
+import { compareBytes } from '../lang/types';
 import type { Mark } from '../lang/value';
 import { Value } from '../lang/value';
 import type { Path } from './path';
@@ -41,7 +42,9 @@ function unmarkInto(v: Value, p: Path, out: PathMarks[]): Value {
   }
   if (k === 'map' || k === 'object') {
     const m = new Map<string, Value>();
-    for (const [key, e] of cur.entries) m.set(key, unmarkInto(e, [...p, k === 'map' ? indexStep(Value.string(key)) : attrStep(key)], out));
+    for (const key of [...cur.entries.keys()].sort(compareBytes)) {
+      m.set(key, unmarkInto(cur.entries.get(key)!, [...p, k === 'map' ? indexStep(Value.string(key)) : attrStep(key)], out));
+    }
     return Value.raw(cur.type, m, undefined, cur.refinements);
   }
   return cur;
