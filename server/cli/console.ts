@@ -83,15 +83,21 @@ export async function runConsole(args: string[], io: ConsoleIO, scope?: Scope): 
   for (const raw of lines) {
     const r = evalConsoleLine(goTrimSpace(raw), sc);
     if (r.diagnostics.some((d) => d.severity === 'error')) {
-      io.stderr(renderDiagnostics(r.diagnostics, { color }));
+      io.stderr(uiDiagnostics(r.diagnostics, color));
       return 1;
     }
-    if (r.diagnostics.length > 0) io.stderr(renderDiagnostics(r.diagnostics, { color }));
+    if (r.diagnostics.length > 0) io.stderr(uiDiagnostics(r.diagnostics, color));
     if (r.exit) return 0; // terraform prints nothing at all after `exit`
     last = r.output ?? '';
   }
   io.stdout(last + '\n');
   return 0;
+}
+
+/** Terraform's UI writes each plain (-no-color) diagnostic followed by one more newline than the view form. */
+function uiDiagnostics(diags: readonly Diagnostic[], color: boolean): string {
+  if (color) return renderDiagnostics(diags, { color });
+  return diags.map((d) => renderDiagnostics([d], { color }) + '\n').join('');
 }
 
 function goTrimSpace(s: string): string {

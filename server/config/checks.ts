@@ -1,3 +1,4 @@
+// References come from each expression's AST (hclbody Expression.ast, parsed by lang/parse.ts).
 // Static checks that Terraform's validate walk performs after the configuration loaded cleanly: references
 // to undeclared variables, locals, resources, modules and outputs (with "Did you mean" suggestions as
 // Terraform's didyoumean.NameSuggestion), invalid reference forms, misuse of count/each/self, and
@@ -6,7 +7,9 @@
 
 import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
-import type { Expression, Reference } from './hclbody';
+import type { Traversal } from '../lang/ast';
+import { references } from '../lang/parse';
+import type { Expression, Reference, RefStep } from './hclbody';
 import type { Module, Resource } from './model';
 import { resourceKey } from './model';
 import { nameSuggestion } from './load';
@@ -206,6 +209,22 @@ function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: s
   return key;
 }
 
+/** The references of an expression, from its AST (lang/parse.ts references, HCL's Variables()). */
+export function refsOf(e: Expression): Reference[] {
+  return references(e.ast).map(toReference);
+}
+
+function toReference(t: Traversal): Reference {
+  const steps: RefStep[] = [];
+  for (const st of t.steps) {
+    if (st.kind === 'attr') steps.push(st);
+    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'string') steps.push({ kind: 'index', key: st.key.str, range: st.range });
+    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'number') steps.push({ kind: 'index', key: Number(st.key.num.toString()), range: st.range });
+    else break;
+  }
+  return { root: t.root, rootRange: t.rootRange, steps, range: t.range };
+}
+
 function exprsOfBody(b: Resource['config']): Expression[] {
   const out: Expression[] = [];
   for (const a of b.attributes) out.push(a.expr);
@@ -229,7 +248,7 @@ export function checkModule(mod: Module): Diagnostic[] {
     const deps = from ? node(from) : undefined;
     for (const e of exprs) {
       if (!e) continue;
-      for (const r of e.refs) {
+      for (const r of refsOf(e)) {
         const to = checkRef(mod, r, scope, diags);
         if (to && deps && to !== from) deps.add(to);
         if (to && deps && to === from && from.startsWith('local.')) deps.add(to);

@@ -1,9 +1,12 @@
 // Generic HCL structure built from a tree-sitter tree: bodies of attributes and blocks with exact ranges,
 // before any Terraform meaning is applied (load.ts applies it, like HCL's Body.Content with a schema).
-// Expressions are kept as source text + range + the static references (traversals) they contain, so the
-// tree can be deleted right after loading; parse.ts (server/lang) turns the same node into an AST.
+// Expressions are kept as source text + range + the static references (traversals) they contain + their
+// AST from lang/parse.ts (Expression.ast), so the tree can be deleted right after loading.
 
 import type { Range } from '../diags/diagnostic';
+import type { Expr } from '../lang/ast';
+import { parseExpression } from '../lang/parse';
+import { Value } from '../lang/value';
 import type { SyntaxNode } from '../syntax/treesitter';
 import { SourceText } from './source';
 
@@ -37,6 +40,11 @@ export interface Expression {
   args?: Expression[];
   /** For shape 'literal'/'string' without interpolation: the literal value. */
   literal?: string | number | boolean | null;
+  /**
+   * The expression's AST (lang/parse.ts), with ranges in this file. When the text has syntax errors (already
+   * reported by the syntax check) it is an unknown literal spanning the expression.
+   */
+  ast: Expr;
 }
 
 export interface Attribute {
@@ -179,7 +187,10 @@ function unescape(s: string): string {
 export function expressionFromNode(n: SyntaxNode, src: SourceText): Expression {
   const refs: Reference[] = [];
   collectRefs(n, src, new Set(), refs);
-  const e: Expression = { offset: n.startIndex, range: nodeRange(n, src), text: n.text, refs, shape: 'other' };
+  const range = nodeRange(n, src);
+  const parsed = parseExpression(n.text, src.filename, range.start);
+  const ast: Expr = parsed.expr ?? { kind: 'literal', value: Value.unknown(), range };
+  const e: Expression = { offset: n.startIndex, range, text: n.text, refs, shape: 'other', ast };
   const inner = unwrap(n);
   if (!inner) return e;
   switch (inner.type) {

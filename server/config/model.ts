@@ -1,5 +1,6 @@
 // The configuration model: what a Terraform module directory declares, as pure data. Every element keeps
-// the source Range it came from. Expressions stay unevaluated (hclbody.ts Expression); bodies that need a
+// the source Range it came from. Expressions stay unevaluated (hclbody.ts Expression, holding the parsed
+// AST in `ast`; evaluate.ts evaluates them); bodies that need a
 // provider schema to decode (resource arguments, backend settings) stay generic Bodies.
 // load.ts builds a Module from files; checks.ts runs static checks on it; validate.ts is the entry point.
 

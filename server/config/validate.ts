@@ -1,12 +1,15 @@
 // The single entry point for syntax + static diagnostics of a module directory, used by the language
 // server and the CLI (`foresight validate`). Mirrors `terraform validate`: loading errors (syntax,
-// structure) first; reference checks and cycles only when the configuration loaded without errors.
+// structure) first; reference checks and cycles only when the configuration loaded without errors; then
+// count/for_each values that are invalid for any variable values.
 // Siblings: load.ts (reading and decoding), checks.ts (references, cycles), model.ts (the result).
 
 import { statSync } from 'node:fs';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
+import { resolve } from 'node:path';
 import { checkModule } from './checks';
+import { checkRepetition } from './evaluate';
 import { loadModuleTree } from './load';
 import type { Module } from './model';
 
@@ -35,6 +38,8 @@ export async function validateDirectory(dir: string, opts?: { overlays?: Map<str
   const res = await loadModuleTree(dir, { overlays: opts?.overlays });
   const diagnostics = [...res.diagnostics];
   if (!hasErrors(diagnostics)) diagnostics.push(...checkModule(res.module));
+  // count and for_each values that are invalid whatever the variables are (evaluate.ts).
+  if (!hasErrors(diagnostics)) diagnostics.push(...checkRepetition(res.module, resolve(dir)));
   const contexts = res.contexts;
   return {
     diagnostics,

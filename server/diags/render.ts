@@ -137,7 +137,9 @@ function renderSnippet(d: Diagnostic, opts: RenderOptions, col: (s: string) => s
   if (d.values && d.values.length > 0) {
     const values = [...d.values].sort((a, b) => (a.traversal < b.traversal ? -1 : a.traversal > b.traversal ? 1 : 0));
     buf += `    ${col(C.darkGray)}├────────────────${col(C.reset)}\n`;
-    for (const v of values) buf += `    ${col(C.darkGray)}│${col(C.reset)} ${col(C.bold)}${v.traversal}${col(C.reset)} ${v.statement}\n`;
+    // Terraform's colour formatter starts each value line, and the blank line after them, with a reset.
+    for (const v of values) buf += `${col(C.reset)}    ${col(C.darkGray)}│${col(C.reset)} ${col(C.bold)}${v.traversal}${col(C.reset)} ${v.statement}\n`;
+    return buf + col(C.reset) + '\n';
   }
   return buf + '\n';
 }

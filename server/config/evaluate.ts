@@ -1,0 +1,385 @@
+// Evaluation of a loaded module tree (model.ts) as Terraform's evaluator sees it before any state exists:
+// a ModuleData (lang/scope.ts) per module instance that feeds references to the expression engine.
+//
+// Contract:
+//   new ModuleEvaluator(mod, inputs, ctx)  one module instance. `inputs` are the final values of its input
+//        variables (root: finalizeRootVariables; children: computed here from the call's arguments).
+//        - var.x       the final value, marked sensitive when the variable is sensitive;
+//        - local.x     evaluated lazily once; a reference cycle yields an unknown (checks.ts reports cycles);
+//        - module.x    the call's outputs as an object; with count a tuple, with
+//                      for_each an object by key; an unknown when the child is not loaded or the
+//                      repetition cannot be decided;
+//        - resources   declared resources and data sources are unknown values of dynamic type (no state and
+//                      no provider schemas yet), as `terraform console` shows "(known after apply)";
+//        - path.module / path.root relative to the working directory ("." for the root), path.cwd absolute;
+//        - terraform.workspace from TF_WORKSPACE or <data dir>/environment, else "default".
+//   evaluateAll()   forces every local, output, module call and validation rule (Terraform's eval walk), so
+//        that `diagnostics` holds every evaluation problem once.
+//   countValue / forEachValue   Terraform's count and for_each rules and messages ("Invalid count argument").
+// User problems are diagnostics in `diagnostics` (shared by the whole tree); lookups never throw.
+
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import { error } from '../diags/diagnostic';
+import type { Expr } from '../lang/ast';
+import { convert } from '../lang/convert';
+import { evaluate } from '../lang/eval';
+import type { FuncContext } from '../lang/funcs/function';
+import { ModuleScope, type ModuleData } from '../lang/scope';
+import * as T from '../lang/types';
+import { Value } from '../lang/value';
+import type { Expression as HclExpression } from './hclbody';
+import type { Module, ModuleCall } from './model';
+import { expressionValues, finalizeVariable, validateVariable, variableType, type InputValue } from './variables';
+
+export interface EvalSettings {
+  /** Terraform's working directory (absolute): path.cwd, and what path.module is relative to. */
+  cwd: string;
+  workspace: string;
+  /** True for the console, whose functions include type(). */
+  console?: boolean;
+}
+
+/** The selected workspace: TF_WORKSPACE, else the data directory's `environment` file, else "default". */
+export function currentWorkspace(cwd: string, env: Readonly<Record<string, string | undefined>>): string {
+  if (env.TF_WORKSPACE) return env.TF_WORKSPACE;
+  const dataDir = env.TF_DATA_DIR || '.terraform';
+  try {
+    const s = readFileSync(resolve(cwd, dataDir, 'environment'), 'utf8').trim();
+    if (s) return s;
+  } catch {
+    // no environment file: the default workspace
+  }
+  return 'default';
+}
+
+/** One module instance's final input variable values, with the ranges validation failures point at. */
+export interface VariableInputs {
+  values: Map<string, Value>;
+  valueRanges: Map<string, Range>;
+}
+
+/** Finalises root variable values (parsed by variables.ts) against their declarations. */
+export function finalizeRootVariables(mod: Module, inputs: ReadonlyMap<string, InputValue>): { inputs: VariableInputs; diagnostics: Diagnostic[] } {
+  const values = new Map<string, Value>();
+  const valueRanges = new Map<string, Range>();
+  const diagnostics: Diagnostic[] = [];
+  for (const v of mod.variables.values()) {
+    const input = inputs.get(v.name);
+    const r = finalizeVariable(v, input);
+    diagnostics.push(...r.diagnostics);
+    values.set(v.name, r.value);
+    valueRanges.set(v.name, input?.range ?? v.declRange);
+  }
+  return { inputs: { values, valueRanges }, diagnostics };
+}
+
+type Instance = { countIndex?: Value; each?: { key: Value; value: Value } };
+
+export class ModuleEvaluator implements ModuleData {
+  readonly pathModule: string;
+  readonly pathRoot = '.';
+  readonly pathCwd: string;
+  readonly workspace: string;
+  readonly moduleDescription: string;
+  readonly funcCtx: FuncContext;
+  private readonly locals = new Map<string, Value>();
+  private readonly evaluatingLocals = new Set<string>();
+  private readonly modules = new Map<string, Value>();
+  private readonly evaluatingModules = new Set<string>();
+  private outputsValue?: Value;
+  private validated = false;
+
+  constructor(
+    readonly mod: Module,
+    readonly inputs: VariableInputs,
+    readonly settings: EvalSettings,
+    /** Where every evaluation problem of the tree goes. */
+    readonly diagnostics: Diagnostic[] = [],
+    /** Instance address ("" for the root, "module.a[0]"). */
+    readonly addr = '',
+  ) {
+    const rel = relative(settings.cwd, mod.dir);
+    this.pathModule = rel === '' ? '.' : rel;
+    this.pathCwd = settings.cwd;
+    this.workspace = settings.workspace;
+    this.moduleDescription = addr === '' ? 'in the root module' : `in ${addr}`;
+    const baseDir = settings.cwd === process.cwd() ? this.pathModule : join(settings.cwd, this.pathModule);
+    this.funcCtx = { baseDir, planning: true, console: !!settings.console };
+  }
+
+  /** The Scope for expressions of this module (optionally inside a counted or for_each instance). */
+  scope(instance: Instance = {}): ModuleScope {
+    if (!instance.countIndex && !instance.each) return new ModuleScope(this, this.funcCtx);
+    const data: ModuleData = {
+      variable: (n) => this.variable(n),
+      local: (n) => this.local(n),
+      module: (n) => this.module(n),
+      resource: (m, t, n) => this.resource(m, t, n),
+      countIndex: instance.countIndex,
+      each: instance.each,
+      pathModule: this.pathModule,
+      pathRoot: this.pathRoot,
+      pathCwd: this.pathCwd,
+      workspace: this.workspace,
+      moduleDescription: this.moduleDescription,
+    };
+    return new ModuleScope(data, this.funcCtx);
+  }
+
+  private eval(e: Expr, instance?: Instance): Value {
+    const r = evaluate(e, this.scope(instance));
+    this.diagnostics.push(...r.diagnostics);
+    return r.value;
+  }
+
+  variable(name: string): Value | undefined {
+    const v = this.mod.variables.get(name);
+    if (!v) return undefined;
+    const val = this.inputs.values.get(name) ?? Value.unknown();
+    return v.sensitive ? val.mark('sensitive') : val;
+  }
+
+  local(name: string): Value | undefined {
+    const l = this.mod.locals.get(name);
+    if (!l) return undefined;
+    const cached = this.locals.get(name);
+    if (cached) return cached;
+    if (this.evaluatingLocals.has(name)) return Value.unknown();
+    this.evaluatingLocals.add(name);
+    try {
+      const v = this.eval(l.expr.ast);
+      this.locals.set(name, v);
+      return v;
+    } finally {
+      this.evaluatingLocals.delete(name);
+    }
+  }
+
+  resource(mode: 'managed' | 'data' | 'ephemeral', type: string, name: string): Value | undefined {
+    if (mode === 'ephemeral') return undefined;
+    const all = [...this.mod.resources, ...this.mod.checks.flatMap((c) => c.data)];
+    return all.some((r) => r.mode === mode && r.type === type && r.name === name) ? Value.unknown() : undefined;
+  }
+
+  module(name: string): Value | undefined {
+    const call = this.mod.moduleCalls.get(name);
+    if (!call) return undefined;
+    const cached = this.modules.get(name);
+    if (cached) return cached;
+    if (this.evaluatingModules.has(name)) return Value.unknown();
+    this.evaluatingModules.add(name);
+    try {
+      const v = this.callValue(call);
+      this.modules.set(name, v);
+      return v;
+    } finally {
+      this.evaluatingModules.delete(name);
+    }
+  }
+
+  /** The value of module.<name>: outputs of each instance. */
+  private callValue(call: ModuleCall): Value {
+    const base = `${this.addr ? this.addr + '.' : ''}module.${call.name}`;
+    if (call.count) {
+      const n = countValue(this.eval(call.count.ast), call.count.ast.range);
+      this.diagnostics.push(...n.diagnostics);
+      if (n.count === undefined) return Value.unknown();
+      const elems: Value[] = [];
+      for (let i = 0; i < n.count; i++) elems.push(this.instanceValue(call, `${base}[${i}]`, { countIndex: Value.number(i) }));
+      return Value.tuple(elems);
+    }
+    if (call.forEach) {
+      const fe = forEachValue(this.eval(call.forEach.ast), call.forEach.ast.range);
+      this.diagnostics.push(...fe.diagnostics);
+      if (!fe.entries) return Value.unknown();
+      const attrs = new Map<string, Value>();
+      for (const [k, v] of fe.entries)
+        attrs.set(k, this.instanceValue(call, `${base}[${JSON.stringify(k)}]`, { each: { key: Value.string(k), value: v } }));
+      return Value.object(attrs);
+    }
+    return this.instanceValue(call, base, {});
+  }
+
+  /** Evaluates one instance of a module call: its arguments here, then its outputs in the child. */
+  private instanceValue(call: ModuleCall, addr: string, instance: Instance): Value {
+    const child = this.childEvaluator(call, addr, instance);
+    return child ? child.outputs() : Value.unknown();
+  }
+
+  private childEvaluator(call: ModuleCall, addr: string, instance: Instance): ModuleEvaluator | undefined {
+    const mod = call.module;
+    if (!mod) return undefined;
+    const values = new Map<string, Value>();
+    const valueRanges = new Map<string, Range>();
+    for (const v of mod.variables.values()) {
+      const arg = call.arguments.get(v.name);
+      let input: InputValue | undefined;
+      if (arg) input = { value: this.eval(arg.ast, instance), source: 'config', range: arg.range };
+      const r = finalizeVariable(v, input, `${addr}.var.${v.name}`);
+      this.diagnostics.push(...r.diagnostics);
+      values.set(v.name, r.value);
+      valueRanges.set(v.name, arg?.range ?? v.declRange);
+    }
+    const child = new ModuleEvaluator(mod, { values, valueRanges }, this.settings, this.diagnostics, addr);
+    child.validateVariables();
+    return child;
+  }
+
+  /** The object of this instance's output values (sensitive outputs marked). */
+  outputs(): Value {
+    if (this.outputsValue) return this.outputsValue;
+    const attrs = new Map<string, Value>();
+    for (const o of this.mod.outputs.values()) {
+      // Terraform's console shows a child's sensitive outputs unmarked (the marks stay on values that were
+      // already sensitive, such as sensitive variables).
+      attrs.set(o.name, o.value ? this.eval(o.value.ast) : Value.null());
+    }
+    this.outputsValue = Value.object(attrs);
+    return this.outputsValue;
+  }
+
+  /** Runs the validation rules of this instance's input variables (once). */
+  validateVariables(): void {
+    if (this.validated) return;
+    this.validated = true;
+    const scope = this.scope();
+    for (const v of this.mod.variables.values()) {
+      if (v.validations.length === 0) continue;
+      this.diagnostics.push(...validateVariable(v, scope, this.inputs.valueRanges.get(v.name) ?? v.declRange));
+    }
+  }
+
+  /** Terraform's eval walk: every validation, local, module call and output, once. */
+  evaluateAll(): void {
+    this.validateVariables();
+    for (const name of this.mod.locals.keys()) this.local(name);
+    for (const name of this.mod.moduleCalls.keys()) this.module(name);
+    this.outputs();
+  }
+}
+
+// ---- count and for_each -------------------------------------------------------------------------------
+
+/** Terraform's count rules: a known, non-null, whole, non-negative number. */
+export function countValue(v: Value, range: Range, opts: { allowUnknown?: boolean } = {}): { count?: number; diagnostics: Diagnostic[] } {
+  const bad = (detail: string) => ({ diagnostics: [error('Invalid count argument', detail, range)] });
+  if (!v.isKnown) {
+    if (opts.allowUnknown) return { diagnostics: [] };
+    return bad(
+      'The "count" value depends on resource attributes that cannot be determined until apply, so Terraform cannot predict how many instances will be created. To work around this, use the -target argument to first apply only the resources that the count depends on.',
+    );
+  }
+  const [u] = v.unmark();
+  if (u.isNull) return bad('The given "count" argument value is null. An integer is required.');
+  const c = convert(u, T.Number);
+  if (c.error !== undefined) return bad(`The given "count" argument value is unsuitable: ${c.error}.`);
+  if (!c.value.isKnown) {
+    if (opts.allowUnknown) return { diagnostics: [] };
+    return bad('The "count" value depends on resource attributes that cannot be determined until apply, so Terraform cannot predict how many instances will be created. To work around this, use the -target argument to first apply only the resources that the count depends on.');
+  }
+  const s = c.value.num.toString();
+  if (!/^-?\d+$/.test(s)) return bad('The given "count" argument value is unsuitable: value must be a whole number, between -9223372036854775808 and 9223372036854775807.');
+  const n = Number(s);
+  if (n < 0) return bad('The given "count" argument value is unsuitable: must be greater than or equal to zero.');
+  return { count: n, diagnostics: [] };
+}
+
+/** Terraform's for_each rules: a map, object, or set of strings, known and not sensitive. */
+export function forEachValue(
+  v: Value,
+  range: Range,
+  opts: { allowUnknown?: boolean } = {},
+): { entries?: Map<string, Value>; diagnostics: Diagnostic[] } {
+  const bad = (summary: string, detail: string) => ({ diagnostics: [error(summary, detail, range)] });
+  if (v.isSensitive) {
+    return bad(
+      'Invalid for_each argument',
+      `Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.`,
+    );
+  }
+  const ty = v.type;
+  if (!v.isKnown) {
+    if (opts.allowUnknown) return { diagnostics: [] };
+    const isSet = ty.kind === 'set';
+    return bad(
+      'Invalid for_each argument',
+      isSet
+        ? 'The "for_each" set includes values derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it\'s better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\nAlternatively, you could use the -target planning option to first apply only the resources that the for_each value depends on, and then apply a second time to fully converge.'
+        : 'The "for_each" map includes keys derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it\'s better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\nAlternatively, you could use the -target planning option to first apply only the resources that the for_each value depends on, and then apply a second time to fully converge.',
+    );
+  }
+  if (v.isNull) return bad('Invalid for_each argument', 'The given "for_each" argument value is unsuitable: the given "for_each" argument value is null. A map, or set of strings is allowed.');
+  if (ty.kind === 'map' || ty.kind === 'object') return { entries: new Map(v.entries), diagnostics: [] };
+  if (ty.kind === 'set') {
+    if (ty.elem.kind !== 'string') {
+      if (ty.elem.kind === 'dynamic' && v.length === 0) return { entries: new Map(), diagnostics: [] };
+      return bad(
+        'Invalid for_each set argument',
+        `The given "for_each" argument value is unsuitable: "for_each" supports maps and sets of strings, but you have provided a set containing type ${T.friendlyName(ty.elem)}.`,
+      );
+    }
+    const entries = new Map<string, Value>();
+    for (const e of v.elems) {
+      if (!e.isKnown) {
+        if (opts.allowUnknown) return { diagnostics: [] };
+        return forEachValue(Value.unknown(ty), range, opts);
+      }
+      if (e.isNull) return bad('Invalid for_each set argument', 'The given "for_each" argument value is unsuitable: "for_each" sets must not contain null values.');
+      entries.set(e.str, e);
+    }
+    return { entries, diagnostics: [] };
+  }
+  return bad(
+    'Invalid for_each argument',
+    `The given "for_each" argument value is unsuitable: the "for_each" argument must be a map, or set of strings, and you have provided a value of type ${T.friendlyName(ty)}.`,
+  );
+}
+
+// ---- validate: static count / for_each checks -----------------------------------------------------------
+
+/**
+ * What `terraform validate` reports about count and for_each arguments: every input variable is unknown
+ * (of its type), resources are unknown, so only values that are known and invalid are errors (a negative
+ * or fractional count, a for_each that is not a map or set of strings, null). Runs over the loaded children.
+ */
+export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  const walk = (m: Module, addr: string) => {
+    const values = new Map<string, Value>();
+    for (const v of m.variables.values()) values.set(v.name, Value.unknown(variableType(v)));
+    const sink: Diagnostic[] = [];
+    const ev = new ModuleEvaluator(m, { values, valueRanges: new Map() }, { cwd, workspace: 'default' }, sink, addr);
+    const scope = ev.scope();
+    // Diagnostics use the source expression's range (HCL's, which includes a template's quotes).
+    const items: { count?: HclExpression; forEach?: HclExpression }[] = [...m.resources, ...m.moduleCalls.values()];
+    for (const it of items) {
+      if (it.count) {
+        const r = evaluate(it.count.ast, scope);
+        if (r.diagnostics.length) continue; // reference problems are checks.ts's
+        const v = r.value;
+        if (v.isKnown && !v.isNull && v.unmark()[0].type.kind !== 'number') {
+          const c = convert(v.unmark()[0], T.Number);
+          if (c.error !== undefined) {
+            diags.push(error('Incorrect value type', `Invalid expression value: ${c.error}.`, it.count.range));
+            continue;
+          }
+        }
+        diags.push(...countValue(v, it.count.range, { allowUnknown: true }).diagnostics);
+      }
+      if (it.forEach) {
+        const r = evaluate(it.forEach.ast, scope);
+        if (r.diagnostics.length) continue;
+        const fe = forEachValue(r.value, it.forEach.range, { allowUnknown: true });
+        for (const d of fe.diagnostics) {
+          const values = expressionValues(it.forEach.ast, scope);
+          diags.push(values.length ? { ...d, values } : d);
+        }
+      }
+    }
+    for (const c of m.moduleCalls.values()) if (c.module) walk(c.module, `${addr ? addr + '.' : ''}module.${c.name}`);
+  };
+  walk(mod, '');
+  return diags.sort((a, b) => (a.subject!.filename === b.subject!.filename ? a.subject!.start.byte - b.subject!.start.byte : a.subject!.filename < b.subject!.filename ? -1 : 1));
+}
