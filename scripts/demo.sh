@@ -12,6 +12,8 @@ echo "\$ foresight -chdir=examples fmt -check -recursive"
 cli -chdir=examples fmt -check -recursive && echo "(all files canonical)" || true
 echo
 exprs=(
+  'local.prefix'
+  'var.environment'
   'cidrsubnets("10.0.0.0/16", 8, 8, 4)'
   '{ for k, v in { a = 1, b = 2 } : upper(k) => v * 10 }'
   'formatdate("YYYY-MM-DD", "2026-11-23T10:00:00Z")'

@@ -1,14 +1,14 @@
 // The table of verbs. Verbs Terraform has that Foresight does not implement yet are absent, so the
 // dispatcher reports them as unknown rather than pretending.
 
-import { runConsole } from './console';
+import { runConsoleInDirectory } from './console-scope';
 import { runFmt } from './fmt';
 import type { Command } from './io';
 import { runValidate } from './validate';
 import { TERRAFORM_VERSION, VERSION_TEXT } from './version';
 
 export const commands: Record<string, Command> = {
-  console: (args, io) => runConsole(args, io),
+  console: (args, io) => runConsoleInDirectory(args, io),
   fmt: (args, io) => runFmt(args, io),
   validate: (args, io) => runValidate(args, io),
   version: async (args, io) => {

@@ -22,7 +22,7 @@ interface Case {
 
 const DATA = join(__dirname, '..', '..', '..', 'test', 'data', 'expressions');
 /** Minimum number of byte-identical cases; raise it as conformance improves, never lower it. */
-const FLOOR = 1278;
+const FLOOR = 1279;
 
 function loadCases(file = 'public.jsonl'): Case[] {
   return readFileSync(join(DATA, file), 'utf8')

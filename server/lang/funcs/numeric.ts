@@ -140,9 +140,86 @@ export const functions: Record<string, FuncSpec> = {
   }),
 };
 
-/** Go's math.Pow where it differs from JS's: pow(1, ±Inf) and pow(-1, ±Inf) are 1. */
+/**
+ * Go's math.Pow, whose results are not always correctly rounded (pow(10, 308) is 1.0000000000000006e308
+ * in Go, 1e308 in JS): Terraform prints Go's value, so the integer part of the exponent is computed the way
+ * Go computes it, by repeated squaring of the mantissa with a separate binary exponent. The fractional part
+ * uses exp(yf·log(x)) as Go does, with JS's exp and log.
+ */
 function goPow(x: number, y: number): number {
-  if ((x === 1 || x === -1) && !Number.isFinite(y) && !Number.isNaN(y)) return 1;
-  if (x === 1) return 1;
-  return Math.pow(x, y);
+  if (y === 0 || x === 1) return 1;
+  if (y === 1) return x;
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
+  if ((x === -1) && !Number.isFinite(y)) return 1;
+  if (x === 0 || !Number.isFinite(x) || !Number.isFinite(y)) return Math.pow(x, y);
+  if (y === 0.5) return Math.sqrt(x);
+  if (y === -0.5) return 1 / Math.sqrt(x);
+  let yi = Math.trunc(Math.abs(y));
+  let yf = Math.abs(y) - yi;
+  if (yf !== 0 && x < 0) return NaN;
+  if (yi >= 2 ** 63) {
+    // The exponent is so large that only its parity and the magnitude of x matter; JS agrees with Go here.
+    return Math.pow(x, y);
+  }
+  let a1 = 1;
+  let ae = 0;
+  if (yf !== 0) {
+    if (yf > 0.5) {
+      yf--;
+      yi++;
+    }
+    a1 = Math.exp(yf * Math.log(x));
+  }
+  let [x1, xe] = frexp(x);
+  for (let i = BigInt(yi); i !== 0n; i >>= 1n) {
+    if (xe < -(1 << 12) || 1 << 12 < xe) {
+      // Catastrophic overflow or underflow: the result is 0 or Inf either way.
+      ae += xe;
+      break;
+    }
+    if ((i & 1n) === 1n) {
+      a1 *= x1;
+      ae += xe;
+    }
+    x1 *= x1;
+    xe <<= 1;
+    if (x1 < 0.5) {
+      x1 += x1;
+      xe--;
+    }
+  }
+  if (y < 0) {
+    a1 = 1 / a1;
+    ae = -ae;
+  }
+  return ldexp(a1, ae);
+}
+
+/** Splits a finite non-zero x into a fraction in [0.5, 1) and a power of two: x = frac · 2^exp. */
+function frexp(x: number): [number, number] {
+  const view = new DataView(new ArrayBuffer(8));
+  let e0 = 0;
+  if (Math.abs(x) < 2.2250738585072014e-308) {
+    x *= 2 ** 52; // normalise a subnormal first
+    e0 = -52;
+  }
+  view.setFloat64(0, x);
+  const hi = view.getUint32(0);
+  const exp = ((hi >>> 20) & 0x7ff) - 1022;
+  view.setUint32(0, (hi & ~(0x7ff << 20)) | (1022 << 20));
+  return [view.getFloat64(0), exp + e0];
+}
+
+/** frac · 2^exp, rounding once as Go's math.Ldexp does (the multiplications by powers of two are exact until the last). */
+function ldexp(frac: number, exp: number): number {
+  if (frac === 0 || !Number.isFinite(frac)) return frac;
+  const [f, e] = frexp(frac);
+  let total = e + exp;
+  let m = f;
+  if (total > 1024) return f < 0 ? -Infinity : Infinity;
+  if (total < -1075 - 53) return f < 0 ? -0 : 0;
+  // 2 ** 1024 is not a float64, so scale in two steps; each is exact except a final subnormal rounding.
+  if (total > 0) return m * 2 ** (total - 1) * 2;
+  if (total < -1021) return m * 2 ** (total + 53) * 2 ** -53;
+  return m * 2 ** total;
 }
