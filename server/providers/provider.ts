@@ -10,7 +10,8 @@
 // attribute path into the request's object. Error diagnostics mean the call failed; the engine then reports
 // them and skips the contract checks of server/plans/objchange for that answer.
 //
-// Siblings: schema.ts (Schema/Block), path.ts (Path), marks.ts. In-process providers (tests, built-in
+// Siblings: schema.ts (Schema/Block), path.ts (Path), marks.ts, wire.ts (a JSON form of every request and
+// response; `loopbackProvider` copies them through it). In-process providers (tests, built-in
 // `terraform_data`) implement this interface directly; a gRPC client for real provider binaries adapts it.
 
 import type { Diagnostic } from '../diags/diagnostic';

@@ -9,8 +9,9 @@
 // This module also derives what the engine needs from a schema: the implied object type of a block
 // (`impliedType`), its empty value (`emptyValue`, what ProposedNew uses for a null prior), null and unknown
 // objects, path lookups to attributes (`attributeByPath`), and coercion of a decoded value to the schema
-// (`coerceValue`, Terraform's Block.CoerceValue). Siblings: path.ts (attribute paths), marks.ts (sensitive
-// marks around provider calls), provider.ts (the provider interface); server/plans/objchange uses all of them.
+// (`coerceValue`, Terraform's Block.CoerceValue). Siblings: path.ts (attribute paths), gostring.ts (Go-syntax
+// renderings for messages), marks.ts (sensitive marks around provider calls), provider.ts (the provider
+// interface), wire.ts (the JSON wire form of requests and responses); server/plans/objchange uses them.
 
 import * as T from '../lang/types';
 import type { Type, ObjectType } from '../lang/types';
