@@ -24,10 +24,12 @@ if (filters.length === 0) {
 }
 execFileSync('node', ['esbuild.mjs'], { stdio: 'inherit' });
 
-rmSync('.test-out', { recursive: true, force: true });
+// Each run bundles into its own directory so concurrent runs do not delete each other's files.
+const outdir = join('.test-out', `run-${process.pid}`);
+rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: files,
-  outdir: '.test-out',
+  outdir,
   outbase: '.',
   bundle: true,
   platform: 'node',
@@ -41,6 +43,7 @@ await esbuild.build({
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
   external: ['vscode'],
 });
-const outs = files.map((f) => join('.test-out', f.replace(/\.ts$/, '.js')));
+const outs = files.map((f) => join(outdir, f.replace(/\.ts$/, '.js')));
 const r = spawnSync('node', ['--test', '--test-reporter=spec', ...outs], { stdio: 'inherit' });
+rmSync(outdir, { recursive: true, force: true });
 process.exit(r.status ?? 1);
