@@ -165,7 +165,14 @@ export type Change =
   | { readonly op: 'output'; readonly name: string; readonly value: OutputValue | null }
   | { readonly op: 'checks'; readonly results: readonly CheckResult[] | null }
   /** Removes a (non-root) module instance with everything in it. */
-  | { readonly op: 'remove-module'; readonly module: string };
+  | { readonly op: 'remove-module'; readonly module: string }
+  /** Moves a resource with all its instances (moved blocks, state mv). The destination must not exist. */
+  | { readonly op: 'move-resource'; readonly from: ResourceAddr; readonly to: ResourceAddr }
+  /**
+   * Moves one instance with its current and deposed objects. The destination instance must not exist; its
+   * resource is created with the source resource's provider when missing.
+   */
+  | { readonly op: 'move-instance'; readonly from: InstanceAddr; readonly to: InstanceAddr };
 
 export class State {
   readonly modules = new Map<string, ModuleState>();
@@ -338,6 +345,26 @@ export function applyChange(state: State, c: Change): void {
     case 'remove-module':
       if (c.module !== '') state.modules.delete(c.module);
       return;
+    case 'move-resource': {
+      const r = state.resource(c.from);
+      if (!r) return;
+      if (state.resource(c.to)) throw new Error(`move destination ${resourceAddrString(c.to)} already exists`);
+      state.modules.get(c.from.module)!.resources.delete(resourceKey(c.from));
+      const moved: ResourceState = { mode: c.to.mode, type: c.to.type, name: c.to.name, provider: r.provider, instances: r.instances };
+      state.ensureModule(c.to.module).resources.set(resourceKey(c.to), moved);
+      return;
+    }
+    case 'move-instance': {
+      const r = state.resource(c.from);
+      const is = state.instance(c.from);
+      if (!r || !is) return;
+      if (state.instance(c.to)) throw new Error(`move destination ${instanceAddrString(c.to)} already exists`);
+      r.instances.delete(instanceKeyString(c.from.key));
+      const dst = ensureResource(state, c.to, state.resource(c.to)?.provider ?? r.provider);
+      dst.instances.set(instanceKeyString(c.to.key), { key: c.to.key, current: is.current, deposed: is.deposed });
+      if (r.instances.size === 0) state.modules.get(c.from.module)!.resources.delete(resourceKey(c.from));
+      return;
+    }
   }
 }
 

@@ -369,6 +369,11 @@ export class FilesystemStateManager implements Full {
     return this.lockID;
   }
 
+  /**
+   * Releases our lock. Like Terraform's local backend, a manager that does not hold the lock fails with
+   * "LocalState not locked", so `force-unlock` against the local backend fails the same way Terraform's does
+   * (checked with terraform 1.11.4: "Failed to unlock state: LocalState not locked").
+   */
   async unlock(id: string): Promise<void> {
     if (this.lockID === '') throw new Error('LocalState not locked');
     if (id !== this.lockID) {
