@@ -144,8 +144,8 @@ export function lockReleaseDiagnostic(e: Error): Diagnostic {
       'In this scenario, please call the "force-unlock" command to unlock the\n' +
       'state manually. This is a very dangerous operation since if it is done\n' +
       'erroneously it could result in two people modifying state at the same time.\n' +
-      'Only call this command if you\'re certain that the unlock above occurred\n' +
-      'erroneously.',
+      'Only call this command if you\'re certain that the unlock above failed and\n' +
+      'that no one else is holding a lock.',
   );
 }
 
@@ -180,5 +180,32 @@ export async function lockWithTimeout(
     }
   } finally {
     if (slowTimer) clearTimeout(slowTimer);
+  }
+}
+
+/**
+ * What a command does before touching state (Terraform's clistate locker): lockWithTimeout, with any failure
+ * turned into the "Error acquiring the state lock" diagnostic. Returns the lock ID on success.
+ */
+export async function acquireLock(
+  locker: Locker,
+  info: LockInfo,
+  timeoutMs: number,
+  onSlow?: () => void,
+): Promise<{ id?: string; diags: Diagnostic[] }> {
+  try {
+    return { id: await lockWithTimeout(locker, info, timeoutMs, { onSlow }), diags: [] };
+  } catch (e) {
+    return { diags: [lockAcquireDiagnostic(e as Error)] };
+  }
+}
+
+/** The companion of acquireLock: unlocks, turning a failure into "Error releasing the state lock". */
+export async function releaseLock(locker: Locker, id: string): Promise<Diagnostic[]> {
+  try {
+    await locker.unlock(id);
+    return [];
+  } catch (e) {
+    return [lockReleaseDiagnostic(e as Error)];
   }
 }

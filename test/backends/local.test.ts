@@ -279,3 +279,21 @@ test('workspaces agree with terraform workspace list/select', { skip: !hasTerraf
   assert.equal(tf(dir, ['workspace', 'list']).stdout, '  default\n  a-prod\n* b-dev\n\n');
   rmSync(dir, { recursive: true });
 });
+
+test('acquireLock and releaseLock give Terraform diagnostics', async () => {
+  const { acquireLock, releaseLock } = await import('../../server/states/statemgr');
+  const dir = tmp();
+  const a = new FilesystemStateManager({ cwd: dir, path: 'terraform.tfstate' });
+  const b = new FilesystemStateManager({ cwd: dir, path: 'terraform.tfstate' });
+  const got = await acquireLock(a, newLockInfo('OperationTypePlan'), 0);
+  assert.ok(got.id);
+  const refused = await acquireLock(b, newLockInfo('OperationTypePlan'), 0);
+  assert.equal(refused.id, undefined);
+  assert.equal(refused.diags[0].summary, 'Error acquiring the state lock');
+  assert.match(refused.diags[0].detail!, /^Error message: resource temporarily unavailable\nLock Info:\n  ID:        /);
+  assert.deepEqual(await releaseLock(a, got.id!), []);
+  const bad = await releaseLock(a, got.id!);
+  assert.equal(bad[0].summary, 'Error releasing the state lock');
+  assert.match(bad[0].detail!, /^Error message: LocalState not locked\n\n/);
+  rmSync(dir, { recursive: true });
+});

@@ -15,6 +15,23 @@ import { error, type Diagnostic } from '../../diags/diagnostic';
 import type { Workspaces } from '../../states/statemgr';
 import { writeFileAtomic } from './atomic';
 import { FilesystemStateManager } from './filesystem';
+import { lockingMode } from './flock';
+
+/**
+ * A warning to show once per command when Terraform-compatible locking is unavailable (the native addon was not
+ * built), else nothing.
+ */
+export function lockingDiagnostics(): Diagnostic[] {
+  if (lockingMode() !== 'none') return [];
+  return [
+    {
+      severity: 'warning',
+      summary: 'State locking does not exclude Terraform',
+      detail:
+        'The native fcntl lock addon (native/fcntl) is not built, so Foresight locks the state only against other Foresight processes. Run `node native/build.mjs` (needs a C compiler) to lock the state the way Terraform does.',
+    },
+  ];
+}
 
 export const DEFAULT_WORKSPACE = 'default';
 export const DEFAULT_STATE_FILENAME = 'terraform.tfstate';
