@@ -1,35 +1,36 @@
 // The documents the client has open, as the client last sent them.
 //
-// Contract: the client owns the text of an open document; this store applies the client's incremental
-// changes in order and never reads an open document from disk. Each document lazily keeps a syntax tree
-// of its current text; the tree lives on the WebAssembly heap, so it is deleted when the text changes or
-// the document closes (dispose()), never left to the garbage collector.
+// Contract: the client owns the text of an open document; this store applies the client's changes in order
+// and never reads an open document from disk. Each document keeps a syntax tree of its current text,
+// re-parsed incrementally on each change (syntax/document.ts). The tree lives on the WebAssembly heap, so a
+// document must be disposed when it closes (OpenDocuments.close does it), never left to the garbage collector.
 
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { TextDocumentContentChangeEvent } from 'vscode-languageserver';
-import { newParser, type Parser, type Tree } from '../syntax/treesitter';
+import { ParsedDocument, type TextChange } from '../syntax/document';
+import type { Tree } from '../syntax/treesitter';
 import { LineIndex } from './convert';
 
 export class OpenDocument {
-  private doc: TextDocument;
+  private parsed: ParsedDocument;
   private index: LineIndex | undefined;
-  private tree: Tree | undefined;
+  private versionValue: number;
 
   /** Absolute file-system path, or undefined for a non-file URI (such documents get no directory analysis). */
   readonly path: string | undefined;
 
-  constructor(readonly uri: string, languageId: string, version: number, text: string) {
-    this.doc = TextDocument.create(uri, languageId, version, text);
+  constructor(readonly uri: string, readonly languageId: string, version: number, text: string) {
     this.path = uriToPath(uri);
+    this.parsed = new ParsedDocument(this.path ?? uri, text);
+    this.versionValue = version;
   }
 
   get text(): string {
-    return this.doc.getText();
+    return this.parsed.text;
   }
   get version(): number {
-    return this.doc.version;
+    return this.versionValue;
   }
   get dir(): string | undefined {
     return this.path === undefined ? undefined : dirname(this.path);
@@ -40,25 +41,32 @@ export class OpenDocument {
     return (this.index ??= new LineIndex(this.text));
   }
 
-  /** Applies the client's changes (full or incremental, in order) and moves to `version`. */
-  update(changes: TextDocumentContentChangeEvent[], version: number): void {
-    this.doc = TextDocument.update(this.doc, changes, version);
-    this.index = undefined;
-    this.dropTree();
+  /** The syntax tree of the current text. Owned by this document: valid until the next change or close. */
+  get tree(): Tree {
+    return this.parsed.tree;
   }
 
-  /** The syntax tree of the current text, parsed on first use with `parser`. Owned by this document. */
-  syntaxTree(parser: Parser): Tree | undefined {
-    return (this.tree ??= parser.parse(this.text) ?? undefined);
+  /** Applies the client's changes (full or incremental, in order) and moves to `version`. */
+  update(changes: TextDocumentContentChangeEvent[], version: number): void {
+    let ranged: TextChange[] = [];
+    const flush = () => {
+      if (ranged.length) this.parsed.applyChanges(ranged);
+      ranged = [];
+    };
+    for (const ch of changes) {
+      if ('range' in ch) ranged.push({ range: ch.range, text: ch.text });
+      else {
+        flush();
+        this.parsed.setText(ch.text);
+      }
+    }
+    flush();
+    this.versionValue = version;
+    this.index = undefined;
   }
 
   dispose(): void {
-    this.dropTree();
-  }
-
-  private dropTree(): void {
-    this.tree?.delete();
-    this.tree = undefined;
+    this.parsed.dispose();
   }
 }
 
@@ -70,7 +78,6 @@ export function uriToPath(uri: string): string | undefined {
     return undefined;
   }
 }
-
 export class OpenDocuments {
   private readonly docs = new Map<string, OpenDocument>();
 
@@ -105,10 +112,4 @@ export class OpenDocuments {
     for (const d of this.docs.values()) d.dispose();
     this.docs.clear();
   }
-}
-
-let sharedParser: Parser | undefined;
-/** One parser for the server's lazily parsed trees (requires initParser() to have completed). */
-export function documentParser(): Parser {
-  return (sharedParser ??= newParser());
 }

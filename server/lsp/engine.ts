@@ -2,10 +2,12 @@
 // tests depend on this small surface, not on the engine's module layout. `defaultEngine` wires the real
 // engine modules; tests may pass their own Engine to startServer().
 
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { validateDirectory } from '../config/validate';
 import type { Diagnostic } from '../diags/diagnostic';
-import { initParser, newParser, type SyntaxNode } from '../syntax/treesitter';
+import { format } from '../fmt/format';
+import { syntaxDiagnostics } from '../syntax/errors';
+import { initParser } from '../syntax/treesitter';
 
 /** The analysis of one module directory: diagnostics per absolute file path and the texts they refer to. */
 export interface DirectoryAnalysis {
@@ -50,56 +52,18 @@ export function groupByFile(dir: string, diags: readonly Diagnostic[]): Director
   return out;
 }
 
-// Until server/config/validate.ts lands, syntax errors come straight from the tree-sitter tree.
-function syntaxDiagnostics(text: string, filename: string): Diagnostic[] {
-  const parser = newParser();
-  const tree = parser.parse(text);
-  const out: Diagnostic[] = [];
-  try {
-    if (!tree) return out;
-    const lines = text.split('\n');
-    const pos = (p: { row: number; column: number }) => {
-      const prefix = (lines[p.row] ?? '').slice(0, p.column);
-      return { line: p.row + 1, column: [...prefix].length + 1, byte: 0 };
-    };
-    const visit = (n: SyntaxNode) => {
-      if (out.length >= 20) return;
-      if (n.isError || n.isMissing) {
-        out.push({
-          severity: 'error',
-          summary: n.isMissing ? `Missing ${n.type}` : 'Invalid syntax',
-          subject: { filename, start: pos(n.startPosition), end: pos(n.endPosition) },
-          source: 'syntax',
-        });
-        return;
-      }
-      if (n.hasError) for (const c of n.children) if (c) visit(c);
-    };
-    visit(tree.rootNode);
-    return out;
-  } finally {
-    tree?.delete();
-    parser.delete();
-  }
-}
-
 export const defaultEngine: Engine = {
   init: initParser,
   async analyzeDirectory(dir, overlays) {
-    const files = new Map(overlays);
-    try {
-      for (const e of readdirSync(dir)) {
-        const p = join(dir, e);
-        if (!files.has(p) && (e.endsWith('.tf') || e.endsWith('.tfvars'))) files.set(p, readFileSync(p, 'utf8'));
-      }
-    } catch {
-      // An unreadable directory leaves just the overlays to analyse.
+    const result = await validateDirectory(dir, { overlays });
+    const grouped = groupByFile(dir, result.diagnostics);
+    // The module loader reads only .tf files; open .tfvars files still get their syntax checked.
+    for (const [path, text] of overlays) {
+      if (path.endsWith('.tfvars')) grouped.diagnostics.set(path, syntaxDiagnostics(text, path));
     }
-    const diags: Diagnostic[] = [];
-    for (const [p, text] of files) diags.push(...syntaxDiagnostics(text, p));
-    return groupByFile(dir, diags);
+    return grouped;
   },
-  format() {
-    return undefined;
+  format(text, filename) {
+    return format(text, filename);
   },
 };

@@ -33,9 +33,12 @@ test('a syntax error is published with its range, and cleared when the edit fixe
     const d = first.diagnostics[0];
     assert.equal(d.severity, 1);
     assert.equal(d.source, 'foresight');
-    assert.match(String(d.message), /expression|syntax|Missing/i);
-    // The error is at the end of the `+` operand, line 3 ("}") in 0-based line 2 or the end of line 1.
-    assert.ok(d.range.start.line === 1 || d.range.start.line === 2, JSON.stringify(d.range));
+    assert.equal(d.message, 'Invalid expression\n\nExpected the start of an expression, but found an invalid expression token.');
+    assert.equal(d.code, 'syntax');
+    // Terraform's range is line 2 column 18 (code points) to line 3 column 1: the newline after `+`. In
+    // UTF-16 the emoji counts twice, so LSP's start character is 18, not 17.
+    assert.deepEqual(d.range, { start: { line: 1, character: 18 }, end: { line: 2, character: 0 } });
+    assert.equal(first.diagnostics.length, 1);
 
     // Replace `+` (0-based line 1, UTF-16 columns 17..18 after the two-unit emoji) with nothing.
     assert.equal(BROKEN.split('\n')[1].indexOf('+'), 17);
@@ -140,6 +143,59 @@ test('the server survives bad input and keeps answering', async () => {
     });
     assert.ok(edits === null || Array.isArray(edits));
     assert.ok(c.alive);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('formatting returns what terraform fmt writes, as one whole-document edit', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const uri = ws.uri('main.tf');
+    const text = 'resource "terraform_data" "x" {\ninput=1\n    long_name = "y"\n  tags = {a=1,\n  bb="x"}\n}\n';
+    await c.open(uri, text);
+    const edits = await c.request<TextEdit[]>('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    // Recorded from `terraform fmt -` (Terraform 1.11.4).
+    const expected = 'resource "terraform_data" "x" {\n  input     = 1\n  long_name = "y"\n  tags = { a = 1,\n  bb = "x" }\n}\n';
+    assert.deepEqual(edits, [{ range: { start: { line: 0, character: 0 }, end: { line: 6, character: 0 } }, newText: expected }]);
+
+    await c.change(uri, 2, [{ text: expected }]);
+    assert.deepEqual(await c.request('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } }), []);
+
+    await c.change(uri, 3, [{ text: 'resource "a" {\n' }]);
+    assert.deepEqual(await c.request('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } }), [], 'no edit for a file with syntax errors');
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('static diagnostics see the other open documents of the module directory', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const a = ws.uri('a.tf');
+    await c.open(a, 'locals {\n  x = var.v\n}\n');
+    const first = await c.waitFor('undeclared variable', () => {
+      const p = c.latest(a);
+      return p && p.diagnostics.length > 0 ? p.diagnostics : undefined;
+    });
+    assert.equal(first.length, 1);
+    assert.match(String(first[0].message), /^Reference to undeclared input variable\n\nAn input variable with the name "v" has not been declared/);
+    // Terraform: line 2, columns 7 to 12.
+    assert.deepEqual(first[0].range, { start: { line: 1, character: 6 }, end: { line: 1, character: 11 } });
+
+    // Declaring the variable in another, unsaved document clears the diagnostic.
+    await c.open(ws.uri('b.tf'), 'variable "v" {}\n');
+    await c.waitFor('a cleared', () => c.latest(a)?.diagnostics.length === 0);
+
+    // Closing b.tf (never saved) brings the error back, and clears b.tf's own diagnostics.
+    await c.close(ws.uri('b.tf'));
+    await c.waitFor('a errs again', () => (c.latest(a)?.diagnostics.length ?? 0) > 0);
   } finally {
     await c.stop();
     ws.done();

@@ -3,7 +3,6 @@
 // 0-based rows and UTF-16 columns, i.e. LSP positions. Partial trees (syntax errors) give partial outlines.
 
 import { SymbolKind, type DocumentSymbol, type DocumentSymbolParams, type Range } from 'vscode-languageserver';
-import { documentParser } from '../documents';
 import type { SyntaxNode } from '../../syntax/treesitter';
 import type { Session } from '../session';
 
@@ -29,9 +28,7 @@ const KINDS: Record<string, SymbolKind> = {
 export function documentSymbol(session: Session, params: DocumentSymbolParams): DocumentSymbol[] {
   const doc = session.documents.get(params.textDocument.uri);
   if (!doc) return [];
-  const tree = doc.syntaxTree(documentParser());
-  if (!tree) return [];
-  const body = tree.rootNode.children.find((c) => c?.type === 'body');
+  const body = doc.tree.rootNode.children.find((c) => c?.type === 'body');
   return body ? bodySymbols(body, 0) : [];
 }
 
