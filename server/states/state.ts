@@ -385,8 +385,9 @@ export type ChangeListener = (c: Change) => void | Promise<void>;
  *
  * JavaScript runs one callback at a time, so each mutation is atomic by construction; what this wrapper adds is
  * ordering and durability hooks: every mutation goes through `apply`, which mutates the wrapped state
- * synchronously and then hands the change to the persistence listener. Listener calls are chained, so they run
- * one at a time in exactly the order the changes were applied, even when a listener is async; `flush()` resolves
+ * synchronously and then hands the change to the persistence listener: at once when nothing is queued (so a
+ * synchronous listener has finished when apply() returns), else after the queued calls. Listener calls therefore
+ * run one at a time in exactly the order the changes were applied, even when a listener is async; `flush()` resolves
  * once every change applied so far has been handled (and rejects with the first listener failure, which also
  * stops later notifications: a persistence layer that lost one record must not record later ones).
  * Readers get the wrapped state's immutable objects; they must not mutate the maps they reach through `state`.
@@ -394,6 +395,7 @@ export type ChangeListener = (c: Change) => void | Promise<void>;
  */
 export class SyncState {
   private tail: Promise<void> = Promise.resolve();
+  private pending = 0;
   private failure: unknown = undefined;
   private closed = false;
 
@@ -411,15 +413,39 @@ export class SyncState {
     if (this.closed) throw new Error('SyncState used after close');
     applyChange(this.st, c);
     const l = this.listener;
-    if (!l) return;
-    this.tail = this.tail.then(async () => {
-      if (this.failure !== undefined) return;
+    if (!l || this.failure !== undefined) return;
+    if (this.pending === 0) {
+      // Nothing queued: call the listener at once, so a synchronous listener (the local backend's journal) has
+      // made the change durable by the time apply() returns.
+      let r: void | Promise<void>;
       try {
-        await l(c);
+        r = l(c);
       } catch (e) {
         this.failure = e;
+        return;
+      }
+      if (r instanceof Promise) this.enqueue(() => r as Promise<void>);
+      return;
+    }
+    this.enqueue(() => l(c));
+  }
+
+  private enqueue(run: () => void | Promise<void>): void {
+    this.pending++;
+    this.tail = this.tail.then(async () => {
+      try {
+        if (this.failure === undefined) await run();
+      } catch (e) {
+        this.failure = e;
+      } finally {
+        this.pending--;
       }
     });
+  }
+
+  /** The first listener failure, if any (the walk should stop making changes once this is set). */
+  get persistenceFailure(): unknown {
+    return this.failure;
   }
 
   setResourceInstanceCurrent(addr: InstanceAddr, obj: ObjectSrc | null, provider: string): void {

@@ -210,3 +210,38 @@ test('journal codec: checksums, sequence and torn tails', () => {
   assert.equal(decodeJournal(h + r1.slice(0, -1)).tail, 'record 1: incomplete');
   assert.equal(decodeJournal(h.slice(0, -1)).header, undefined);
 });
+
+test('a run that stops without its final persist is recovered by the next locker', async () => {
+  const dir = tmp();
+  writeFileSync(join(dir, 'terraform.tfstate'), initialState());
+  const mgr = new FilesystemStateManager({ cwd: dir, path: 'terraform.tfstate', checkpointIntervalMs: Infinity });
+  const id = await mgr.lock(newLockInfo('OperationTypeApply'));
+  await mgr.refresh();
+  const sync = new SyncState(mgr.read()!, mgr.journalListener(mgr.read()!));
+  for (const c of CHANGES.slice(0, 3)) sync.apply(c); // durable when apply returns (synchronous journal)
+  assert.equal(decodeJournal(readFileSync(join(dir, journalPath('terraform.tfstate')), 'utf8')).changes.length, 3);
+  await mgr.unlock(id); // e.g. the process is interrupted: no final persist
+  assert.equal(readFileSync(join(dir, 'terraform.tfstate'), 'utf8'), initialState());
+  const { text, diags } = await recover(dir);
+  assert.equal(layout(text), expectedAfter(3));
+  assert.deepEqual(diags, ['warning: State recovered from journal']);
+  rmSync(dir, { recursive: true });
+});
+
+test('without the lock (-lock=false) the state file is replaced atomically and the journal still protects it', async () => {
+  const dir = tmp();
+  writeFileSync(join(dir, 'terraform.tfstate'), initialState());
+  const { statSync } = await import('node:fs');
+  const ino = statSync(join(dir, 'terraform.tfstate')).ino;
+  const mgr = new FilesystemStateManager({ cwd: dir, path: 'terraform.tfstate', checkpointIntervalMs: Infinity });
+  await mgr.refresh();
+  const sync = new SyncState(mgr.read()!, mgr.journalListener(mgr.read()!));
+  for (const c of CHANGES) sync.apply(c);
+  assert.ok(existsSync(join(dir, journalPath('terraform.tfstate'))));
+  mgr.write(await sync.close());
+  assert.deepEqual(await mgr.persist(), []);
+  assert.notEqual(statSync(join(dir, 'terraform.tfstate')).ino, ino);
+  assert.equal(layout(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')), expectedAfter(CHANGES.length));
+  assert.deepEqual(readdirSync(dir).sort(), ['terraform.tfstate', 'terraform.tfstate.backup']);
+  rmSync(dir, { recursive: true });
+});

@@ -106,3 +106,15 @@ test('a failing listener fails flush and receives nothing more', async () => {
   await assert.rejects(sync.flush(), /disk full/);
   assert.deepEqual(seen, ['a']);
 });
+
+test('a synchronous listener has run when apply returns', () => {
+  const seen: string[] = [];
+  const sync = new SyncState(new State(), (c: Change) => {
+    if (c.op === 'output') seen.push(c.name);
+  });
+  sync.setOutputValue('a', null);
+  assert.deepEqual(seen, ['a']);
+  sync.setOutputValue('b', null);
+  assert.deepEqual(seen, ['a', 'b']);
+  assert.equal(sync.persistenceFailure, undefined);
+});

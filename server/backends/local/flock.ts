@@ -11,6 +11,9 @@
 // writes (Windows: LockFileEx exclusive). Node has no fcntl, so the addon native/fcntl (built by `npm ci`)
 // provides it; on Linux it uses open-file-description locks, which conflict with Terraform's process locks and
 // stay held until the descriptor they were taken on is closed (see native/fcntl/fcntl_lock.c).
+// Where F_OFD_SETLK is missing (macOS, BSDs) the lock is a classic per-process POSIX lock, which the kernel drops
+// as soon as the process closes ANY descriptor of that file: while a state is locked, code must read and write
+// the state file only through the state manager (which uses the locked descriptor), never with fs.readFileSync.
 // When the addon is missing (no compiler at install time), lockFd falls back to "always succeeds" and
 // `lockingMode()` reports 'none': Foresight processes still exclude each other through the lock info file
 // (filesystem.ts creates it exclusively), but a running terraform is not excluded. That fallback is reported to
