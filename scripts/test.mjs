@@ -25,7 +25,7 @@ if (filters.length === 0) {
 execFileSync('node', ['esbuild.mjs'], { stdio: 'inherit' });
 
 // Each run bundles into its own directory so concurrent runs do not delete each other's files.
-const outdir = join('.test-out', `run-${process.pid}`);
+const outdir = `.test-out-${process.pid}`;
 rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: files,
