@@ -393,7 +393,9 @@ function readV4(src: string, root: JNode): ReadResult {
       continue;
     }
     const module = str(field(rs, 'module'));
-    const provider = str(field(rs, 'provider'));
+    const provider = normalizeProviderConfig(str(field(rs, 'provider')));
+    // Terraform drops a resource whose provider address does not parse, without a diagnostic.
+    if (provider === undefined) continue;
     const raddr = { module, mode: mode as ResourceMode, type, name };
     applyChange(state, { op: 'provider', addr: raddr, provider });
     const display = (key: InstanceKey) =>
@@ -502,6 +504,28 @@ function readV4(src: string, root: JNode): ReadResult {
     state.checkResults = results;
   }
   return { file, diags };
+}
+
+const IDENT = '[A-Za-z_][A-Za-z0-9_-]*';
+const MODERN_PROVIDER = new RegExp(`^((?:module\\.${IDENT}\\.)*)provider\\["([^"]+)"\\](?:\\.(${IDENT}))?$`);
+const LEGACY_PROVIDER = new RegExp(`^((?:module\\.${IDENT}\\.)*)provider\\.(${IDENT})(?:\\.(${IDENT}))?$`);
+
+/**
+ * A provider configuration address as Terraform re-writes it after parsing: `provider["NS/TYPE"]` gains the
+ * default registry host, legacy `provider.aws` becomes `provider["registry.terraform.io/-/aws"]`. Returns
+ * undefined for addresses Terraform cannot parse (module instance keys, bad source strings).
+ */
+export function normalizeProviderConfig(s: string): string | undefined {
+  let m = MODERN_PROVIDER.exec(s);
+  if (m) {
+    const parts = m[2].split('/');
+    if (parts.length < 2 || parts.length > 3 || parts.some((x) => x === '')) return undefined;
+    const fqn = parts.length === 2 ? `registry.terraform.io/${m[2]}` : m[2];
+    return `${m[1]}provider[${JSON.stringify(fqn.toLowerCase())}]${m[3] ? '.' + m[3] : ''}`;
+  }
+  m = LEGACY_PROVIDER.exec(s);
+  if (m) return `${m[1]}provider["registry.terraform.io/-/${m[2]}"]${m[3] ? '.' + m[3] : ''}`;
+  return undefined;
 }
 
 // ---- format 3 upgrade -----------------------------------------------------------------------------------------

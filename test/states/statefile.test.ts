@@ -45,6 +45,23 @@ test('writing restores Terraform order from reversed resources, instances and ou
   }
 });
 
+test('a hand-written unsorted state is rewritten exactly as terraform state push rewrote it', () => {
+  const pushed = readStateFile(readFileSync(join(DIR, 'configs/deposed/push.json'), 'utf8'));
+  assert.deepEqual(pushed.diags, []);
+  // state push -force keeps lineage and bumps the serial once; the module resource with a keyed provider
+  // address is dropped by Terraform's reader.
+  assert.equal(writeStateFile({ ...pushed.file!, serial: pushed.file!.serial + 1 }), readFileSync(join(DIR, 'deposed.tfstate'), 'utf8'));
+});
+
+test('provider addresses are normalised as Terraform parses them', async () => {
+  const { normalizeProviderConfig: n } = await import('../../server/states/statefile');
+  assert.equal(n('provider["registry.terraform.io/hashicorp/aws"].west'), 'provider["registry.terraform.io/hashicorp/aws"].west');
+  assert.equal(n('module.a.module.b.provider["hashicorp/aws"]'), 'module.a.module.b.provider["registry.terraform.io/hashicorp/aws"]');
+  assert.equal(n('provider.aws.east'), 'provider["registry.terraform.io/-/aws"].east');
+  assert.equal(n('module.m["b"].provider["terraform.io/builtin/terraform"]'), undefined);
+  assert.equal(n('nonsense'), undefined);
+});
+
 test('reading the recorded files gives the model Terraform has', () => {
   const basic = readStateFile(readFileSync(join(DIR, 'basic.tfstate'), 'utf8')).file!;
   assert.equal(basic.terraformVersion, '1.11.4');
@@ -138,7 +155,7 @@ test('read errors and special inputs', () => {
     version: 4,
     serial: 1,
     lineage: 'x',
-    resources: [{ mode: 'managed', type: 't', name: 'n', provider: 'p', instances: [{ schema_version: 0, attributes: {} }, { schema_version: 0, attributes: {} }] }],
+    resources: [{ mode: 'managed', type: 't', name: 'n', provider: 'provider["registry.terraform.io/hashicorp/t"]', instances: [{ schema_version: 0, attributes: {} }, { schema_version: 0, attributes: {} }] }],
   });
   assert.equal(readStateFile(dup).diags[0].detail, 'Instance t.n appears multiple times in the state file.');
   const badMode = JSON.stringify({ version: 4, resources: [{ mode: 'x', type: 't', name: 'n', instances: [] }] });
