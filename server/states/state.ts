@@ -138,6 +138,64 @@ export function instanceAddrString(a: InstanceAddr): string {
   return resourceAddrString(a) + instanceKeySuffix(a.key);
 }
 
+/** Steps of a module instance address string: `module.a["x"].module.b` -> [["a","x"],["b",undefined]]. */
+export function parseModuleInstance(addr: string): [string, InstanceKey][] {
+  const out: [string, InstanceKey][] = [];
+  const re = /module\.([A-Za-z_][A-Za-z0-9_-]*)(?:\[(\d+|"(?:[^"\\]|\\.)*")\])?/gy;
+  let m: RegExpExecArray | null;
+  let pos = 0;
+  while (pos < addr.length) {
+    re.lastIndex = pos;
+    m = re.exec(addr);
+    if (!m) break;
+    const k = m[2];
+    out.push([m[1], k === undefined ? undefined : k.startsWith('"') ? (JSON.parse(k) as string) : Number(k)]);
+    pos = re.lastIndex + (addr[re.lastIndex] === '.' ? 1 : 0);
+  }
+  return out;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Terraform's InstanceKeyLess as a comparator: no key, then ints ascending, then strings ascending. */
+export function compareInstanceKeys(a: InstanceKey, b: InstanceKey): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  if (typeof a === 'number') return typeof b === 'number' ? a - b : -1;
+  if (typeof b === 'number') return 1;
+  return cmp(a, b);
+}
+
+/**
+ * Terraform's AbsResourceInstance.Less as a comparator (the order of `state list`): shallower modules first,
+ * then module steps by name and key, then data before managed, type, name, instance key.
+ */
+export function compareInstanceAddrs(a: InstanceAddr, b: InstanceAddr): number {
+  if (a.module !== b.module) {
+    const ma = parseModuleInstance(a.module);
+    const mb = parseModuleInstance(b.module);
+    if (ma.length !== mb.length) return ma.length - mb.length;
+    for (let i = 0; i < ma.length; i++) {
+      const c = cmp(ma[i][0], mb[i][0]) || compareInstanceKeys(ma[i][1], mb[i][1]);
+      if (c) return c;
+    }
+  }
+  if (a.mode !== b.mode) return a.mode === 'data' ? -1 : 1;
+  return cmp(a.type, b.type) || cmp(a.name, b.name) || compareInstanceKeys(a.key, b.key);
+}
+
+/** Every resource instance address in the state (with a current or deposed object), in compareInstanceAddrs order. */
+export function instanceAddrs(state: State): InstanceAddr[] {
+  const out: InstanceAddr[] = [];
+  for (const [m, r] of state.allResources()) {
+    for (const is of r.instances.values()) out.push({ module: m.addr, mode: r.mode, type: r.type, name: r.name, key: is.key });
+  }
+  return out.sort(compareInstanceAddrs);
+}
+
 /**
  * Terraform generates deposed keys as 8 lowercase hex characters but, reading a state file, accepts any
  * 8-character key; so does this model.

@@ -118,3 +118,33 @@ test('a synchronous listener has run when apply returns', () => {
   assert.deepEqual(seen, ['a', 'b']);
   assert.equal(sync.persistenceFailure, undefined);
 });
+
+test('instance addresses sort as terraform state list prints them', async () => {
+  const { instanceAddrs, parseModuleInstance } = await import('../../server/states/state');
+  assert.deepEqual(parseModuleInstance('module.a["x.y"].module.b[10].module.c'), [['a', 'x.y'], ['b', 10], ['c', undefined]]);
+  const s = new State();
+  const add = (module: string, name: string, key?: number | string, mode: 'managed' | 'data' = 'managed') =>
+    applyChange(s, { op: 'current', addr: { module, mode, type: 'terraform_data', name, key }, provider: P, obj: o(name) });
+  add('module.child', 'c');
+  add('', 'root');
+  add('', 'leaf');
+  add('', 'many', 10);
+  add('', 'many', 2);
+  add('', 'many', 'a');
+  add('', 'd', undefined, 'data');
+  add('module.m[10]', 'x');
+  add('module.m[2]', 'x');
+  add('module.a.module.b', 'x');
+  assert.deepEqual(instanceAddrs(s).map(instanceAddrString), [
+    'data.terraform_data.d',
+    'terraform_data.leaf',
+    'terraform_data.many[2]',
+    'terraform_data.many[10]',
+    'terraform_data.many["a"]',
+    'terraform_data.root',
+    'module.child.terraform_data.c',
+    'module.m[2].terraform_data.x',
+    'module.m[10].terraform_data.x',
+    'module.a.module.b.terraform_data.x',
+  ]);
+});
