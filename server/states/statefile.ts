@@ -50,7 +50,11 @@ type JNode =
 
 class JSONSyntaxError extends Error {}
 
-function parseJSON(src: string): JNode {
+/**
+ * Parses JSON text into a JNode tree. Object or array values of the keys in `rawKeys` are validated but get no
+ * children (the codec keeps them as raw text); this keeps big states cheap to read.
+ */
+function parseJSON(src: string, rawKeys?: ReadonlySet<string>): JNode {
   let i = 0;
   const ws = () => {
     while (i < src.length && (src[i] === ' ' || src[i] === '\t' || src[i] === '\n' || src[i] === '\r')) i++;
@@ -58,7 +62,8 @@ function parseJSON(src: string): JNode {
   const fail = (what: string): never => {
     throw new JSONSyntaxError(`${what} at offset ${i}`);
   };
-  const value = (): JNode => {
+  // With build = false the value is only validated (nothing is allocated) and a placeholder is returned.
+  const value = (build = true): JNode => {
     ws();
     const start = i;
     const c = src[i];
@@ -73,11 +78,19 @@ function parseJSON(src: string): JNode {
       for (;;) {
         ws();
         if (src[i] !== '"') fail('expected string key');
-        const k = value() as { value: string };
+        const k = value(build) as { value: string };
         ws();
         if (src[i] !== ':') fail("expected ':'");
         i++;
-        entries.push([k.value, value()]);
+        ws();
+        if (build && rawKeys?.has(k.value) && (src[i] === '{' || src[i] === '[')) {
+          const s0 = i;
+          value(false);
+          entries.push([k.value, src[s0] === '{' ? { kind: 'object', entries: [], start: s0, end: i } : { kind: 'array', items: [], start: s0, end: i }]);
+        } else {
+          const v = value(build);
+          if (build) entries.push([k.value, v]);
+        }
         ws();
         if (src[i] === ',') {
           i++;
@@ -99,7 +112,8 @@ function parseJSON(src: string): JNode {
         return { kind: 'array', items, start, end: i };
       }
       for (;;) {
-        items.push(value());
+        const v = value(build);
+        if (build) items.push(v);
         ws();
         if (src[i] === ',') {
           i++;
@@ -114,25 +128,50 @@ function parseJSON(src: string): JNode {
     }
     if (c === '"') {
       i++;
-      while (i < src.length && src[i] !== '"') {
-        if (src[i] === '\\') i++;
-        else if (src.charCodeAt(i) < 0x20) fail('control character in string');
+      let escaped = false;
+      for (;;) {
+        const code = src.charCodeAt(i);
+        if (Number.isNaN(code)) fail('unterminated string');
+        if (code === 0x22) break;
+        if (code === 0x5c) {
+          escaped = true;
+          i += 2;
+          continue;
+        }
+        if (code < 0x20) fail('control character in string');
         i++;
       }
-      if (i >= src.length) fail('unterminated string');
       i++;
       let v: string;
-      try {
-        v = JSON.parse(src.slice(start, i)) as string;
-      } catch {
-        return fail('invalid string');
+      if (!build) v = '';
+      else if (!escaped) v = src.slice(start + 1, i - 1);
+      else {
+        try {
+          v = JSON.parse(src.slice(start, i)) as string;
+        } catch {
+          return fail('invalid string');
+        }
       }
       return { kind: 'string', value: v, start, end: i };
     }
-    const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(src.slice(i, i + 400));
-    if (m && m[0].length > 0 && c !== undefined && (c === '-' || (c >= '0' && c <= '9'))) {
-      i += m[0].length;
-      return { kind: 'number', text: m[0], start, end: i };
+    if (c === '-' || (c >= '0' && c <= '9')) {
+      const isDigit = (k: number) => k >= 0x30 && k <= 0x39;
+      if (src[i] === '-') i++;
+      if (src[i] === '0') i++;
+      else if (isDigit(src.charCodeAt(i))) while (isDigit(src.charCodeAt(i))) i++;
+      else fail('invalid number');
+      if (src[i] === '.') {
+        i++;
+        if (!isDigit(src.charCodeAt(i))) fail('invalid number');
+        while (isDigit(src.charCodeAt(i))) i++;
+      }
+      if (src[i] === 'e' || src[i] === 'E') {
+        i++;
+        if (src[i] === '+' || src[i] === '-') i++;
+        if (!isDigit(src.charCodeAt(i))) fail('invalid number');
+        while (isDigit(src.charCodeAt(i))) i++;
+      }
+      return { kind: 'number', text: build ? src.slice(start, i) : '', start, end: i };
     }
     if (src.startsWith('true', i)) return (i += 4), { kind: 'bool', value: true, start, end: i };
     if (src.startsWith('false', i)) return (i += 5), { kind: 'bool', value: false, start, end: i };
@@ -292,6 +331,9 @@ function goIndent(compact: string): string {
 
 // ---- reading --------------------------------------------------------------------------------------------------
 
+/** Keys whose object/array values format 4 keeps as raw text (instance attributes, output value/type, path keys). */
+const RAW_KEYS: ReadonlySet<string> = new Set(['attributes', 'value', 'type']);
+
 export interface ReadResult {
   /** undefined for an empty input (no state) or when errors prevented reading. */
   file?: StateFile;
@@ -306,7 +348,10 @@ export function readStateFile(src: string): ReadResult {
   if (src.trim() === '') return { diags: [] };
   let root: JNode;
   try {
-    root = parseJSON(src);
+    root = parseJSON(src, RAW_KEYS);
+    const v = field(root, 'version');
+    // Format 3 needs the children of "attributes" and output values: parse it again in full.
+    if (v?.kind === 'number' && Number(v.text) === 3) root = parseJSON(src);
   } catch (e) {
     return { diags: [error('Failed to load state', `The state file could not be parsed as JSON: ${(e as Error).message}.`)] };
   }
@@ -748,8 +793,23 @@ export function writeStateFile(f: StateFile): string {
  * statefile.StatesMarshalEqual): the local backend bumps the serial only when this is false.
  */
 export function statesMarshalEqual(a: State, b: State): boolean {
-  const meta = { terraformVersion: '', serial: 0, lineage: '' };
-  return writeStateFile({ ...meta, state: a }) === writeStateFile({ ...meta, state: b });
+  return canonicalState(a) === canonicalState(b);
+}
+
+const CANON_HEAD = '{\n  "version": 4,\n  "terraform_version": "",\n  "serial": 0,\n  "lineage": "",\n';
+
+/** The state serialised with empty metadata: equal strings <=> statesMarshalEqual. Feed it to withMeta. */
+export function canonicalState(state: State): string {
+  return writeStateFile({ terraformVersion: '', serial: 0, lineage: '', state });
+}
+
+/** The state file text for a canonicalState text and metadata; equals writeStateFile of the same file. */
+export function withMeta(canonical: string, f: { terraformVersion: string; serial: number; lineage: string }): string {
+  if (!canonical.startsWith(CANON_HEAD)) throw new Error('withMeta: not a canonical state text');
+  return (
+    `{\n  "version": 4,\n  "terraform_version": ${goQuote(f.terraformVersion)},\n  "serial": ${f.serial},\n  "lineage": ${goQuote(f.lineage)},\n` +
+    canonical.slice(CANON_HEAD.length)
+  );
 }
 
 /** A new random lineage: 16 random bytes as 8-4-4-4-12 hex (hashicorp/go-uuid sets no version bits). */

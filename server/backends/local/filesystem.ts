@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, join, basename } from 'node:path';
 import { error, warning, type Diagnostic } from '../../diags/diagnostic';
 import { applyChange, type Change, type ChangeListener, State } from '../../states/state';
-import { newLineage, readStateFile, statesMarshalEqual, TERRAFORM_VERSION, writeStateFile, type StateFile } from '../../states/statefile';
+import { canonicalState, newLineage, readStateFile, statesMarshalEqual, TERRAFORM_VERSION, withMeta, writeStateFile, type StateFile } from '../../states/statefile';
 import { LockError, lockInfoJSON, parseLockInfo, type Full, type LockInfo, type SnapshotMeta } from '../../states/statemgr';
 import { rewriteInPlace, writeFileAtomic } from './atomic';
 import { lockFd, lockingMode, unlockFd } from './flock';
@@ -98,6 +98,8 @@ export class FilesystemStateManager implements Full {
 
   private file: StateFile | undefined;
   private readFile: StateFile | undefined;
+  /** canonicalState(readFile.state), computed once per refresh. */
+  private readCanon: string | undefined;
   private backupFile: StateFile | undefined;
   private backupRead = false;
   private writtenBackup = false;
@@ -170,6 +172,7 @@ export class FilesystemStateManager implements Full {
     } else diags.push(...r.diags);
     this.file = r.file;
     this.readFile = r.file ? { ...r.file, state: r.file.state.deepCopy() } : undefined;
+    this.readCanon = undefined;
     if (this.readPath === this.path && this.hasJournal()) {
       const jd = this.recoverJournal(unreadable ? 'unreadable' : empty ? 'empty' : r.file ? { lineage: r.file.lineage, serial: r.file.serial } : undefined);
       diags.push(...jd);
@@ -216,6 +219,7 @@ export class FilesystemStateManager implements Full {
     const recoveredFile: StateFile = { terraformVersion: TERRAFORM_VERSION, serial: same ? diskSerial : top + 1, lineage: j.header.lineage, state: recovered };
     this.file = recoveredFile;
     this.readFile = { ...recoveredFile, state: recovered.deepCopy() };
+    this.readCanon = undefined;
     if (!this.locked) return diags;
     if (!same) {
       const text = writeStateFile(recoveredFile);
@@ -258,20 +262,22 @@ export class FilesystemStateManager implements Full {
     mkdirSync(dirname(this.abs(this.path)), { recursive: true });
     this.loadBackupSource();
     const state = this.file.state;
-    if (!this.writtenBackup && this.backupFile && this.backupPath !== '' && !statesMarshalEqual(state, this.backupFile.state)) {
+    // One serialisation per persist: every comparison and the written text derive from it.
+    const canon = canonicalState(state);
+    if (!this.writtenBackup && this.backupFile && this.backupPath !== '' && canon !== canonicalState(this.backupFile.state)) {
       writeFileAtomic(this.abs(this.backupPath), writeStateFile(this.backupFile));
       this.writtenBackup = true;
     }
-    let serial = this.file.serial;
-    if (!this.readFile || !statesMarshalEqual(state, this.readFile.state)) serial++;
-    this.file = { terraformVersion: TERRAFORM_VERSION, serial: Math.max(serial, this.file.serial), lineage: this.file.lineage, state };
-    const text = writeStateFile(this.file);
+    if (this.readFile && this.readCanon === undefined) this.readCanon = canonicalState(this.readFile.state);
+    const serial = !this.readFile || canon !== this.readCanon ? this.file.serial + 1 : this.file.serial;
+    this.file = { terraformVersion: TERRAFORM_VERSION, serial, lineage: this.file.lineage, state };
+    const text = withMeta(canon, this.file);
     if (this.journal) this.journal.checkpoint(this.file.serial);
     if (this.fd !== undefined) rewriteInPlace(this.fd, text);
     else writeFileAtomic(this.abs(this.path), text);
     this.readPath = this.path;
     this.lastDiskWrite = Date.now();
-    if (this.journal && this.journalState && statesMarshalEqual(this.journalState, state)) {
+    if (this.journal && this.journalState && canonicalState(this.journalState) === canon) {
       this.journal.remove();
       this.journal = undefined;
     }
