@@ -7,7 +7,8 @@
 //   (-state-out, defaulting to -state).
 // - lock() opens (creating if needed, with parent directories) the output state file and takes the fcntl write
 //   lock on it (flock.ts), then writes `.<name>.lock.info` (mode 0600, compact JSON) beside it. A failed lock
-//   reports the holder's lock info or the error reading it. unlock() deletes the info file, releases and closes,
+//   reports the holder's lock info or the error reading it (and, unlike Terraform, closes the descriptor so a
+//   retry locks whatever file is at the path then). unlock() deletes the info file, releases and closes,
 //   and deletes the state file again if lock() created it and nothing was written.
 // - The serial is incremented on every persist whose state differs from the snapshot read by refresh(); a new
 //   lineage is made when there was no state. terraform_version is always ours (1.11.4).
@@ -332,6 +333,13 @@ export class FilesystemStateManager implements Full {
     this.loadBackupSource();
   }
 
+  private closeOut(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.backupRead = false;
+    this.backupFile = undefined;
+  }
+
   private lockInfo(): { info?: LockInfo; err?: string } {
     let text: string;
     try {
@@ -352,6 +360,9 @@ export class FilesystemStateManager implements Full {
     const err = lockFd(this.fd!);
     if (err) {
       const li = this.lockInfo();
+      // Unlike Terraform, let go of the descriptor: a retry (-lock-timeout) reopens the path, so it locks the
+      // file that is there then, even if the holder replaced it meanwhile.
+      this.closeOut();
       throw new LockError(li.err ? [err, li.err] : [err], li.info);
     }
     if (lockingMode() === 'none') {
@@ -360,6 +371,7 @@ export class FilesystemStateManager implements Full {
         writeFileSync(infoPath, lockInfoJSON(fresh), { mode: 0o600, flag: 'wx' });
       } catch {
         const li = this.lockInfo();
+        this.closeOut();
         throw new LockError(['resource temporarily unavailable', ...(li.err ? [li.err] : [])], li.info);
       }
       this.infoOnlyLock = true;
@@ -368,6 +380,7 @@ export class FilesystemStateManager implements Full {
         writeFileSync(infoPath, lockInfoJSON(fresh), { mode: 0o600 });
       } catch (e) {
         unlockFd(this.fd!);
+        this.closeOut();
         throw new Error(`could not write lock info for ${JSON.stringify(this.readPath)}: ${goPathError('open', this.lockInfoPath(), e)}`);
       }
     }
