@@ -291,6 +291,7 @@ export class FilesystemStateManager implements Full {
    * journal once the file holds all of it. Throws (into SyncState.flush) when the journal cannot be written.
    */
   journalListener(start: State): ChangeListener {
+    if (this.journal) throw new Error('journalListener: the previous walk was not finished with persist()');
     this.journalState = start.deepCopy();
     return (c: Change) => {
       const st = this.journalState!;
