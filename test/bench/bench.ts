@@ -4,7 +4,8 @@
 //      arguments, the first time in a fresh process (goal ≤ 1.5 s);
 //   2. after a one-attribute edit, 50 times (goal p95 ≤ 30 ms): the edited file re-parsed incrementally
 //      (syntax/document.ts) with its syntax diagnostics, and the full re-analysis the language server runs
-//      today (validateDirectory with the edited text as an overlay, then re-evaluation);
+//      today (validateDirectory with the edited text as an overlay, then re-evaluation; measured on as many
+//      of the edits as fit in two minutes);
 //   3. `terraform validate` on the same workspace, when terraform is on PATH (after an offline `terraform
 //      init`: the workspace uses only the built-in terraform provider).
 // Prints one table. Options: --files N --per-file N --edits N --keep (leave the workspace on disk).
@@ -199,6 +200,9 @@ async function main(): Promise<void> {
     // 2. Edits: one attribute of one resource, in a different file each time.
     const incremental: number[] = [];
     const full: number[] = [];
+    // The full re-analysis is measured until FULL_BUDGET_MS is spent (it can take seconds per edit).
+    const FULL_BUDGET_MS = 120_000;
+    let fullSpent = 0;
     for (let e = 0; e < o.edits; e++) {
       const i = (e * 37) % o.files;
       const j = (e * 11) % o.perFile;
@@ -217,10 +221,13 @@ async function main(): Promise<void> {
         if (syn.length) throw new Error(`edit ${e} produced syntax errors: ${syn[0].summary}`);
         incremental.push(t2 - t1);
 
-        const t3 = performance.now();
-        const r = await validateDirectory(dir, { overlays: new Map([[path, doc.text]]) });
-        evaluateModule(r.module!, dir, []);
-        full.push(performance.now() - t3);
+        if (fullSpent < FULL_BUDGET_MS) {
+          const t3 = performance.now();
+          const r = await validateDirectory(dir, { overlays: new Map([[path, doc.text]]) });
+          evaluateModule(r.module!, dir, []);
+          full.push(performance.now() - t3);
+          fullSpent += full[full.length - 1];
+        }
       } finally {
         doc.dispose();
       }
@@ -229,7 +236,7 @@ async function main(): Promise<void> {
     const p95f = percentile(full, 95);
     rows.push({ what: `edit: incremental re-parse + syntax check of the file (p50, ${o.edits} edits)`, value: fmtMs(percentile(incremental, 50)) });
     rows.push({ what: `edit: incremental re-parse + syntax check of the file (p95)`, value: fmtMs(p95i), goal: '≤ 30 ms', ok: p95i <= 30 });
-    rows.push({ what: `edit: full re-analysis as the language server runs it (p50)`, value: fmtMs(percentile(full, 50)) });
+    rows.push({ what: `edit: full re-analysis as the language server runs it (p50, ${full.length} edits)`, value: fmtMs(percentile(full, 50)) });
     rows.push({ what: `edit: full re-analysis as the language server runs it (p95)`, value: fmtMs(p95f), goal: '≤ 30 ms', ok: p95f <= 30 });
     rows.push({ what: 'heap used after the run', value: `${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB` });
 
