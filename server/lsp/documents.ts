@@ -1,36 +1,37 @@
 // The documents the client has open, as the client last sent them.
 //
 // Contract: the client owns the text of an open document; this store applies the client's changes in order
-// and never reads an open document from disk. Each document keeps a syntax tree of its current text,
-// re-parsed incrementally on each change (syntax/document.ts). The tree lives on the WebAssembly heap, so a
-// document must be disposed when it closes (OpenDocuments.close does it), never left to the garbage collector.
+// and never reads an open document from disk. A document's syntax tree is built on first use (parsing is
+// the costly part and analysis happens elsewhere: opening a huge document must not stall the server) and
+// from then on is re-parsed incrementally with each change (syntax/document.ts). The tree lives on the
+// WebAssembly heap, so a document must be disposed when it closes (OpenDocuments.close does it).
 
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import { ParsedDocument, type TextChange } from '../syntax/document';
 import type { Tree } from '../syntax/treesitter';
 import { LineIndex } from './convert';
 
 export class OpenDocument {
-  private parsed: ParsedDocument;
+  private doc: TextDocument;
+  private parsed: ParsedDocument | undefined;
   private index: LineIndex | undefined;
-  private versionValue: number;
 
   /** Absolute file-system path, or undefined for a non-file URI (such documents get no directory analysis). */
   readonly path: string | undefined;
 
-  constructor(readonly uri: string, readonly languageId: string, version: number, text: string) {
+  constructor(readonly uri: string, languageId: string, version: number, text: string) {
     this.path = uriToPath(uri);
-    this.parsed = new ParsedDocument(this.path ?? uri, text);
-    this.versionValue = version;
+    this.doc = TextDocument.create(uri, languageId, version, text);
   }
 
   get text(): string {
-    return this.parsed.text;
+    return this.doc.getText();
   }
   get version(): number {
-    return this.versionValue;
+    return this.doc.version;
   }
   get dir(): string | undefined {
     return this.path === undefined ? undefined : dirname(this.path);
@@ -41,32 +42,38 @@ export class OpenDocument {
     return (this.index ??= new LineIndex(this.text));
   }
 
-  /** The syntax tree of the current text. Owned by this document: valid until the next change or close. */
+  /** The syntax tree of the current text, parsed on first use; owned by this document, valid until the next change. */
   get tree(): Tree {
+    this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text);
     return this.parsed.tree;
   }
 
   /** Applies the client's changes (full or incremental, in order) and moves to `version`. */
   update(changes: TextDocumentContentChangeEvent[], version: number): void {
+    this.doc = TextDocument.update(this.doc, changes, version);
+    this.index = undefined;
+    const parsed = this.parsed;
+    if (!parsed) return;
     let ranged: TextChange[] = [];
     const flush = () => {
-      if (ranged.length) this.parsed.applyChanges(ranged);
+      if (ranged.length) parsed.applyChanges(ranged);
       ranged = [];
     };
     for (const ch of changes) {
       if ('range' in ch) ranged.push({ range: ch.range, text: ch.text });
       else {
         flush();
-        this.parsed.setText(ch.text);
+        parsed.setText(ch.text);
       }
     }
     flush();
-    this.versionValue = version;
-    this.index = undefined;
+    // Out-of-range positions are clamped differently by the two; the text store is the reference.
+    if (parsed.text !== this.text) parsed.setText(this.text);
   }
 
   dispose(): void {
-    this.parsed.dispose();
+    this.parsed?.dispose();
+    this.parsed = undefined;
   }
 }
 
@@ -78,6 +85,7 @@ export function uriToPath(uri: string): string | undefined {
     return undefined;
   }
 }
+
 export class OpenDocuments {
   private readonly docs = new Map<string, OpenDocument>();
 

@@ -33,6 +33,10 @@ export interface Engine {
   analyzeDirectory(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis>;
   /** Formats one file as `terraform fmt` would; undefined when the formatter is not available. */
   format(text: string, filename: string): FormatResult | undefined;
+  /** Applies client options; engines without such limits may omit it. */
+  configure?(options: { analysisTimeoutMs?: number }): void;
+  /** Releases threads or memory the engine holds; the engine is unusable afterwards. */
+  dispose?(): void;
 }
 
 /** Sorts engine diagnostics into per-file lists, resolving relative filenames against `dir`. */

@@ -8,6 +8,8 @@
 export interface InitializationOptions {
   /** Quiet period after the last edit before a directory is re-analysed, in milliseconds (default 150). */
   debounceMs?: number;
+  /** Time an analysis of one directory may take before it is abandoned, in milliseconds (default 30000). */
+  analysisTimeoutMs?: number;
 }
 
 export interface AnalysisStatusParams {

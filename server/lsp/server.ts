@@ -60,6 +60,7 @@ export function startServer(connection: Connection, engine: Engine = defaultEngi
   connection.onShutdown(() => {
     diagnostics.dispose();
     documents.disposeAll();
+    engine.dispose?.();
   });
 
   connection.listen();

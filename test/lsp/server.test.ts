@@ -118,6 +118,21 @@ test('document symbols outline the blocks with their labels', async () => {
       ['input', 'lifecycle'],
     );
     assert.deepEqual(syms[0].selectionRange, { start: { line: 0, character: 0 }, end: { line: 0, character: 29 } });
+
+    // After incremental edits (the tree is re-parsed incrementally), the outline follows the text.
+    await c.change(uri, 2, [
+      { range: { start: { line: 7, character: 0 }, end: { line: 7, character: 0 } }, text: 'output "o" {\n  value = 1\n}\n' },
+      { range: { start: { line: 0, character: 27 }, end: { line: 0, character: 28 } }, text: 'renamed' },
+    ]);
+    const after = await c.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri } });
+    assert.deepEqual(
+      after.map((s) => [s.name, s.range.start.line, s.range.end.line]),
+      [
+        ['resource "terraform_data" "renamed"', 0, 4],
+        ['variable "v"', 6, 6],
+        ['output "o"', 7, 9],
+      ],
+    );
   } finally {
     await c.stop();
     ws.done();
@@ -199,5 +214,37 @@ test('static diagnostics see the other open documents of the module directory', 
   } finally {
     await c.stop();
     ws.done();
+  }
+});
+
+test('an analysis over its time limit is abandoned, and the server keeps answering and analysing', async () => {
+  const ws = workspace();
+  const other = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, analysisTimeoutMs: 300 });
+    const slow = ws.uri('slow.tf');
+    // Tree-sitter alone needs seconds for a 5 MB string literal.
+    await c.open(slow, `locals {\n  x = "${'a'.repeat(5 * 1024 * 1024)}"\n}\n`);
+    const b = other.uri('b.tf');
+    await c.open(b, 'variable "v" {}\n');
+    const syms = await c.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri: b } });
+    assert.deepEqual(syms.map((s) => s.name), ['variable "v"'], 'answered while the analysis runs in its worker');
+    const failed = await c.waitFor('the abandoned analysis', () =>
+      (c.statuses as { directory: string; failure?: string }[]).find((s) => s.directory === ws.dir && s.failure),
+    );
+    assert.match(failed.failure ?? '', /took longer than 300 ms and was abandoned/);
+
+    await c.change(slow, 2, [{ text: BROKEN }]);
+    const p = await c.waitFor('diagnostics after the restart', () => {
+      const l = c.latest(slow);
+      return l && l.version === 2 ? l : undefined;
+    });
+    assert.equal(p.diagnostics.length, 1);
+    assert.ok(c.alive);
+  } finally {
+    await c.stop();
+    ws.done();
+    other.done();
   }
 });

@@ -10,6 +10,7 @@ export async function initialize(session: Session, params: InitializeParams): Pr
   await session.engine.init();
   const options = (params.initializationOptions ?? {}) as InitializationOptions;
   if (typeof options.debounceMs === 'number' && options.debounceMs >= 0) session.diagnostics.debounceMs = options.debounceMs;
+  session.engine.configure?.({ analysisTimeoutMs: options.analysisTimeoutMs });
   const pull = params.capabilities.textDocument?.diagnostic !== undefined;
   session.diagnostics.pullMode = pull;
   const result: InitializeResult = {

@@ -1,0 +1,135 @@
+// Directory analysis off the main thread.
+//
+// The language server's main thread must stay responsive (formatting, symbols, cancellation) while a large
+// module is analysed, and must survive an analysis that never ends. So analyses run in a worker thread
+// running this same bundle (main.ts dispatches on workerData.role). WorkerEngine is the Engine the server
+// uses: it forwards analyzeDirectory to the worker and formats on the main thread (fast, synchronous). An
+// analysis that exceeds the time limit is abandoned: the worker is terminated, the call rejects (the
+// scheduler logs it and keeps the previous diagnostics) and the next call starts a fresh worker.
+
+import { parentPort, Worker } from 'node:worker_threads';
+import type { Diagnostic } from '../diags/diagnostic';
+import type { DirectoryAnalysis, Engine } from './engine';
+
+export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
+
+interface Request {
+  id: number;
+  dir: string;
+  overlays: [string, string][];
+}
+
+type Response =
+  | { id: number; diagnostics: [string, Diagnostic[]][]; general: Diagnostic[] }
+  | { id: number; failure: string };
+
+/** Worker side: answers analysis requests with `engine` until the thread is terminated. */
+export function serveAnalysis(engine: Engine): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveAnalysis must run in a worker thread');
+  const ready = engine.init();
+  port.on('message', async (req: Request) => {
+    let res: Response;
+    try {
+      await ready;
+      const a = await engine.analyzeDirectory(req.dir, new Map(req.overlays));
+      res = { id: req.id, diagnostics: [...a.diagnostics], general: a.general };
+    } catch (e) {
+      res = { id: req.id, failure: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+    }
+    port.postMessage(res);
+  });
+}
+
+interface Pending {
+  resolve(a: DirectoryAnalysis): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/** Main side: an Engine whose analyses run in a worker (see the module comment). */
+export class WorkerEngine implements Engine {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  /** Milliseconds an analysis may take before its worker is terminated. */
+  timeoutMs = 30_000;
+
+  constructor(
+    /** The script the worker runs (the server bundle itself). */
+    private readonly script: string,
+    /** The engine used on the main thread (init and format). */
+    private readonly local: Engine,
+  ) {}
+
+  init(): Promise<void> {
+    return this.local.init();
+  }
+
+  format(text: string, filename: string) {
+    return this.local.format(text, filename);
+  }
+
+  configure(options: { analysisTimeoutMs?: number }): void {
+    if (typeof options.analysisTimeoutMs === 'number' && options.analysisTimeoutMs > 0) this.timeoutMs = options.analysisTimeoutMs;
+  }
+
+  analyzeDirectory(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis> {
+    const w = this.ensureWorker();
+    const id = this.nextId++;
+    return new Promise<DirectoryAnalysis>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`analysis of ${dir} took longer than ${this.timeoutMs} ms and was abandoned`));
+        this.restart();
+      }, this.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      const req: Request = { id, dir, overlays: [...overlays] };
+      w.postMessage(req);
+    });
+  }
+
+  dispose(): void {
+    this.restart();
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.script, { workerData: { role: ANALYSIS_WORKER_ROLE } });
+    w.unref();
+    w.on('message', (res: Response) => {
+      const p = this.pending.get(res.id);
+      if (!p) return; // abandoned after a timeout
+      this.pending.delete(res.id);
+      clearTimeout(p.timer);
+      if ('failure' in res) p.reject(new Error(res.failure));
+      else p.resolve({ diagnostics: new Map(res.diagnostics), general: res.general });
+    });
+    const fail = (why: string) => {
+      if (this.worker !== w) return;
+      this.worker = undefined;
+      for (const [id, p] of this.pending) {
+        clearTimeout(p.timer);
+        p.reject(new Error(why));
+        this.pending.delete(id);
+      }
+    };
+    w.on('error', (e) => fail(`the analysis worker failed: ${e.stack ?? e.message}`));
+    w.on('exit', (code) => fail(`the analysis worker exited with code ${code}`));
+    this.worker = w;
+    return w;
+  }
+
+  /** Ends the current worker (if any) and fails whatever it still had; the next analysis starts a new one. */
+  private restart(): void {
+    const w = this.worker;
+    this.worker = undefined;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new Error('the analysis worker was restarted'));
+      this.pending.delete(id);
+    }
+    void w?.terminate();
+  }
+}
