@@ -248,3 +248,46 @@ test('an analysis over its time limit is abandoned, and the server keeps answeri
     other.done();
   }
 });
+
+test('a .tfvars document gets its syntax checked', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const uri = ws.uri('dev.tfvars');
+    await c.open(uri, 'region = "eu"\nzones = [\n');
+    const p = await c.waitFor('tfvars diagnostics', () => {
+      const l = c.latest(uri);
+      return l && l.diagnostics.length > 0 ? l : undefined;
+    });
+    assert.equal(p.diagnostics[0].severity, 1);
+    await c.change(uri, 2, [{ text: 'region = "eu"\nzones = ["a"]\n' }]);
+    await c.waitFor('tfvars cleared', () => c.latest(uri)?.version === 2 && c.latest(uri)?.diagnostics.length === 0);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('in pull mode, a change that alters another pulled document asks the client to pull again', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize({ textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } });
+    const a = ws.uri('a.tf');
+    const b = ws.uri('b.tf');
+    await c.open(a, 'locals {\n  x = var.v\n}\n');
+    await c.open(b, '\n');
+    const pull = (uri: string) => c.request<{ items: { message: string }[] }>('textDocument/diagnostic', { textDocument: { uri } });
+    assert.equal((await pull(a)).items.length, 1);
+    assert.equal((await pull(b)).items.length, 0);
+    const before = c.refreshes;
+    await c.change(b, 2, [{ text: 'variable "v" {}\n' }]);
+    assert.equal((await pull(b)).items.length, 0);
+    await c.waitFor('a refresh request', () => c.refreshes > before);
+    assert.equal((await pull(a)).items.length, 0);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
