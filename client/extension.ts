@@ -37,6 +37,8 @@ async function startClient(context: vscode.ExtensionContext, output: vscode.LogO
   const initializationOptions: InitializationOptions = {};
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'terraform' }],
+    // Files changed on disk (not open, or saved by other programs) change the analysis of their module.
+    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.{tf,tfvars}') },
     outputChannel: output,
     initializationOptions,
   };

@@ -8,6 +8,7 @@
 // when a document other than the pulled one changed. Results of an analysis overtaken by an edit are dropped.
 // At most one analysis per directory runs at a time.
 
+import { sep } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver';
 import type { Diagnostic as EngineDiagnostic } from '../diags/diagnostic';
 import { LineIndex, toLspDiagnostic } from './convert';
@@ -68,6 +69,19 @@ export class DiagnosticsScheduler {
     // The closed document's overlay is gone: its siblings now see the file as saved on disk.
     if (dir !== undefined && this.documents.inDirectory(dir).length > 0) this.schedule(dir, this.debounceMs);
     else if (dir !== undefined) this.forget(dir);
+  }
+
+  /**
+   * Called when files changed on disk (created, saved by another program, deleted). Re-analyses every
+   * directory with open documents that contains one of them, directly or in a subdirectory (local child
+   * modules are loaded with their parent).
+   */
+  filesChanged(paths: readonly string[]): void {
+    const dirs = new Set(this.documents.all().flatMap((d) => (d.dir === undefined ? [] : [d.dir])));
+    for (const dir of dirs) {
+      const prefix = dir.endsWith(sep) ? dir : dir + sep;
+      if (paths.some((p) => p.startsWith(prefix))) this.schedule(dir, this.debounceMs);
+    }
   }
 
   /** Pull mode: the current diagnostics of `uri`, waiting for a pending or running analysis to finish. */

@@ -13,6 +13,7 @@ import { OpenDocuments } from './documents';
 import { defaultEngine, type Engine } from './engine';
 import { diagnostic } from './handlers/diagnostic';
 import { didChange } from './handlers/didChange';
+import { didChangeWatchedFiles } from './handlers/didChangeWatchedFiles';
 import { didClose } from './handlers/didClose';
 import { didOpen } from './handlers/didOpen';
 import { documentSymbol } from './handlers/documentSymbol';
@@ -52,6 +53,7 @@ export function startServer(connection: Connection, engine: Engine = defaultEngi
   connection.onDidOpenTextDocument(guard(log, 'didOpen', () => undefined, (p) => didOpen(session, p)));
   connection.onDidChangeTextDocument(guard(log, 'didChange', () => undefined, (p) => didChange(session, p)));
   connection.onDidCloseTextDocument(guard(log, 'didClose', () => undefined, (p) => didClose(session, p)));
+  connection.onDidChangeWatchedFiles(guard(log, 'didChangeWatchedFiles', () => undefined, (p) => didChangeWatchedFiles(session, p)));
   connection.languages.diagnostics.on(
     guard(log, 'diagnostic', () => ({ kind: 'full' as const, items: [] }), (p) => diagnostic(session, p)),
   );

@@ -291,3 +291,20 @@ test('in pull mode, a change that alters another pulled document asks the client
     ws.done();
   }
 });
+
+test('a file changed on disk re-analyses the open documents of its module', async () => {
+  const ws = workspace();
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const a = ws.uri('a.tf');
+    await c.open(a, 'locals {\n  x = var.v\n}\n');
+    await c.waitFor('undeclared variable', () => (c.latest(a)?.diagnostics.length ?? 0) > 0);
+    writeFileSync(join(ws.dir, 'vars.tf'), 'variable "v" {}\n');
+    await c.conn.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: ws.uri('vars.tf'), type: 1 }] });
+    await c.waitFor('cleared by the new file', () => c.latest(a)?.diagnostics.length === 0);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
