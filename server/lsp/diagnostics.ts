@@ -7,6 +7,13 @@
 // when the client pulls (textDocument/diagnostic), answered to pulls, with workspace/diagnostic/refresh sent
 // when a document other than the pulled one changed. Results of an analysis overtaken by an edit are dropped.
 // At most one analysis per directory runs at a time.
+//
+// Fast path (push mode): a directory analysis can take seconds in a large module, so when the debounce of
+// an edit expires, each edited document is first checked for syntax errors alone, from its incrementally
+// re-parsed tree (milliseconds). If it has any, they are published at once; they are what the directory
+// analysis will report too (Terraform skips the other checks of a module that fails to load), and the
+// analysis's complete result replaces them when it arrives. Likewise, a document that showed only syntax
+// errors and has none left is cleared at once.
 
 import { sep } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver';
@@ -35,6 +42,8 @@ interface DirState {
   results?: DirectoryAnalysis;
   /** The texts the current results refer to (positions are converted against these). */
   texts: Map<string, string>;
+  /** Documents edited since the last debounce expired (for the fast syntax path). */
+  edited: Set<string>;
   waiters: (() => void)[];
 }
 
@@ -59,7 +68,9 @@ export class DiagnosticsScheduler {
 
   /** Called after a document was opened or changed. */
   changed(doc: OpenDocument): void {
-    if (doc.dir !== undefined) this.schedule(doc.dir, this.debounceMs);
+    if (doc.dir === undefined) return;
+    this.state(doc.dir).edited.add(doc.uri);
+    this.schedule(doc.dir, this.debounceMs);
   }
 
   /** Called after a document was closed (already removed from the store). */
@@ -129,7 +140,7 @@ export class DiagnosticsScheduler {
 
   private state(dir: string): DirState {
     let st = this.dirs.get(dir);
-    if (!st) this.dirs.set(dir, (st = { gen: 1, doneGen: 0, running: false, texts: new Map(), waiters: [] }));
+    if (!st) this.dirs.set(dir, (st = { gen: 1, doneGen: 0, running: false, texts: new Map(), edited: new Set(), waiters: [] }));
     return st;
   }
 
@@ -148,8 +159,44 @@ export class DiagnosticsScheduler {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
+      this.fastSyntax(st);
       this.start(dir);
     }, delay);
+  }
+
+  /** Documents larger than this skip the fast path: their first parse alone may take long. */
+  static readonly FAST_SYNTAX_LIMIT = 512 * 1024;
+
+  /** Whether the diagnostics last sent for `uri` are all syntax errors (and there is at least one). */
+  private onlySyntax(uri: string): boolean {
+    const sent = this.sent.get(uri);
+    if (sent === undefined || sent === '[]') return false;
+    return (JSON.parse(sent) as Diagnostic[]).every((d) => d.code === 'syntax');
+  }
+
+  private fastSyntax(st: DirState): void {
+    const uris = [...st.edited];
+    st.edited.clear();
+    if (this.pullMode) return;
+    for (const uri of uris) {
+      const doc = this.documents.get(uri);
+      if (!doc || doc.text.length > DiagnosticsScheduler.FAST_SYNTAX_LIMIT) continue;
+      let syntax: EngineDiagnostic[];
+      try {
+        syntax = doc.syntaxDiagnostics();
+      } catch (e) {
+        this.log.error(`syntax check of ${uri} failed: ${describeError(e)}`);
+        continue;
+      }
+      // No syntax errors: if what the document shows is only syntax errors, they are gone now; anything
+      // else waits for the analysis.
+      if (syntax.length === 0 && !this.onlySyntax(uri)) continue;
+      const diags = syntax.map((d) => toLspDiagnostic(d, doc.lines));
+      const key = JSON.stringify(diags);
+      if (this.sent.get(uri) === key) continue;
+      this.sent.set(uri, key);
+      this.sink.publish(uri, diags, doc.version);
+    }
   }
 
   private start(dir: string): void {

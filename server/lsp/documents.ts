@@ -12,6 +12,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { TextDocumentContentChangeEvent } from 'vscode-languageserver';
 import { ParsedDocument, type TextChange } from '../syntax/document';
 import type { Tree } from '../syntax/treesitter';
+import type { Diagnostic } from '../diags/diagnostic';
 import { LineIndex } from './convert';
 
 export class OpenDocument {
@@ -46,6 +47,12 @@ export class OpenDocument {
   get tree(): Tree {
     this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text);
     return this.parsed.tree;
+  }
+
+  /** HCL syntax diagnostics of the current text (from the incrementally maintained tree). */
+  syntaxDiagnostics(): Diagnostic[] {
+    this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text);
+    return this.parsed.diagnostics();
   }
 
   /** Applies the client's changes (full or incremental, in order) and moves to `version`. */

@@ -3,7 +3,8 @@
 //   1. cold: parse + model + static checks (config/validate.ts) and evaluation of every resource instance's
 //      arguments, the first time in a fresh process (goal ≤ 1.5 s);
 //   2. after a one-attribute edit, 50 times (goal p95 ≤ 30 ms): the edited file re-parsed incrementally
-//      (syntax/document.ts) with its syntax diagnostics, and the full re-analysis the language server runs
+//      (syntax/document.ts) with its syntax diagnostics, as the language server's fast path does before it
+//      publishes syntax errors, and the full re-analysis the language server runs
 //      today (validateDirectory with the edited text as an overlay, then re-evaluation; measured on as many
 //      of the edits as fit in two minutes);
 //   3. `terraform validate` on the same workspace, when terraform is on PATH (after an offline `terraform
@@ -234,8 +235,8 @@ async function main(): Promise<void> {
     }
     const p95i = percentile(incremental, 95);
     const p95f = percentile(full, 95);
-    rows.push({ what: `edit: incremental re-parse + syntax check of the file (p50, ${o.edits} edits)`, value: fmtMs(percentile(incremental, 50)) });
-    rows.push({ what: `edit: incremental re-parse + syntax check of the file (p95)`, value: fmtMs(p95i), goal: '≤ 30 ms', ok: p95i <= 30 });
+    rows.push({ what: `edit: server fast path: incremental re-parse + syntax check (p50, ${o.edits} edits)`, value: fmtMs(percentile(incremental, 50)) });
+    rows.push({ what: `edit: server fast path: incremental re-parse + syntax check (p95)`, value: fmtMs(p95i), goal: '≤ 30 ms', ok: p95i <= 30 });
     rows.push({ what: `edit: full re-analysis as the language server runs it (p50, ${full.length} edits)`, value: fmtMs(percentile(full, 50)) });
     rows.push({ what: `edit: full re-analysis as the language server runs it (p95)`, value: fmtMs(p95f), goal: '≤ 30 ms', ok: p95f <= 30 });
     rows.push({ what: 'heap used after the run', value: `${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB` });

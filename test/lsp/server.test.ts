@@ -308,3 +308,31 @@ test('a file changed on disk re-analyses the open documents of its module', asyn
     ws.done();
   }
 });
+
+test('syntax errors of an edited document are published before a slow module analysis ends', async () => {
+  // A 3 MB string literal in a sibling file makes the directory analysis take seconds.
+  const ws = workspace({ 'big.tf': `locals {\n  big = "${'b'.repeat(3 * 1024 * 1024)}"\n}\n` });
+  const c = new TestClient();
+  try {
+    await c.initialize();
+    const uri = ws.uri('main.tf');
+    await c.open(uri, BROKEN);
+    const fast = await c.waitFor('fast syntax diagnostics', () => c.latest(uri));
+    const analysed = () => (c.statuses as { directory: string }[]).some((s) => s.directory === ws.dir);
+    assert.equal(analysed(), false, 'published while the directory analysis still runs');
+    assert.equal(fast.diagnostics[0].message.toString().split('\n')[0], 'Invalid expression');
+    assert.deepEqual(fast.diagnostics[0].range, { start: { line: 1, character: 18 }, end: { line: 2, character: 0 } });
+    await c.waitFor('the directory analysis', analysed, 60_000);
+    assert.deepEqual(c.latest(uri)?.diagnostics, fast.diagnostics, 'the analysis agrees');
+
+    // Fixing the error clears it at once, again before the (slow) analysis of the edit ends.
+    const statuses = c.statuses.length;
+    await c.change(uri, 2, [{ range: { start: { line: 1, character: 16 }, end: { line: 1, character: 18 } }, text: '' }]);
+    const cleared = await c.waitFor('fast clear', () => (c.latest(uri)?.version === 2 ? c.latest(uri) : undefined));
+    assert.deepEqual(cleared.diagnostics, []);
+    assert.equal(c.statuses.length, statuses, 'cleared while the analysis of the edit still runs');
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
