@@ -5,7 +5,9 @@
 
 import type { Range } from '../diags/diagnostic';
 import type { Expr } from '../lang/ast';
-import { parseExpression } from '../lang/parse';
+import { MAX_EXPR_DEPTH, parseExpression, TOO_DEEP_SUMMARY } from '../lang/parse';
+import type { Diagnostic } from '../diags/diagnostic';
+import { MAX_BLOCK_DEPTH } from '../syntax/errors';
 import { Value } from '../lang/value';
 import type { SyntaxNode } from '../syntax/treesitter';
 import { SourceText } from './source';
@@ -76,18 +78,23 @@ export interface Body {
   endRange: Range;
 }
 
-/** Builds the generic body of a parsed file (root node `config_file`). Nodes with errors are skipped. */
-export function bodyFromTree(root: SyntaxNode, src: SourceText): Body {
+/**
+ * Builds the generic body of a parsed file (root node `config_file`). Nodes with errors are skipped, and so
+ * are blocks nested deeper than MAX_BLOCK_DEPTH (the syntax check reports them). `diags` receives the
+ * "Expression too deeply nested" errors of attribute expressions (other expression syntax errors are
+ * reported by the syntax check).
+ */
+export function bodyFromTree(root: SyntaxNode, src: SourceText, diags: Diagnostic[] = []): Body {
   const bodyNode = root.namedChildren.find((c) => c?.type === 'body') ?? null;
   const end = src.range(src.text.length, src.text.length);
   if (!bodyNode) return { attributes: [], blocks: [], range: src.range(0, src.text.length), endRange: end };
-  const b = bodyFromNode(bodyNode, src);
+  const b = bodyFromNode(bodyNode, src, 0, diags);
   b.range = src.range(0, src.text.length);
   b.endRange = end;
   return b;
 }
 
-function bodyFromNode(node: SyntaxNode, src: SourceText): Body {
+function bodyFromNode(node: SyntaxNode, src: SourceText, depth: number, diags: Diagnostic[]): Body {
   const attributes: Attribute[] = [];
   const blocks: Block[] = [];
   for (const c of node.namedChildren) {
@@ -96,17 +103,18 @@ function bodyFromNode(node: SyntaxNode, src: SourceText): Body {
       const id = c.namedChildren.find((x) => x?.type === 'identifier');
       const e = c.namedChildren.find((x) => x?.type === 'expression');
       if (!id || !e) continue;
-      const expr = expressionFromNode(e, src);
+      const expr = expressionFromNode(e, src, 0, diags);
       attributes.push({ name: id.text, nameRange: nodeRange(id, src), expr, range: src.range(c.startIndex, e.endIndex) });
     } else if (c.type === 'block') {
-      const blk = blockFromNode(c, src);
+      if (depth >= MAX_BLOCK_DEPTH) continue;
+      const blk = blockFromNode(c, src, depth + 1, diags);
       if (blk) blocks.push(blk);
     }
   }
   return { attributes, blocks, range: nodeRange(node, src), endRange: src.range(node.endIndex, node.endIndex) };
 }
 
-function blockFromNode(c: SyntaxNode, src: SourceText): Block | undefined {
+function blockFromNode(c: SyntaxNode, src: SourceText, depth: number, diags: Diagnostic[]): Block | undefined {
   const kids = c.children.filter((x): x is SyntaxNode => !!x);
   const id = kids[0];
   if (!id || id.type !== 'identifier') return undefined;
@@ -130,7 +138,7 @@ function blockFromNode(c: SyntaxNode, src: SourceText): Block | undefined {
   const openRange = nodeRange(open, src);
   const lastHeader = labelRanges.length ? labelRanges[labelRanges.length - 1] : nodeRange(id, src);
   const b: Body = body
-    ? bodyFromNode(body, src)
+    ? bodyFromNode(body, src, depth, diags)
     : { attributes: [], blocks: [], range: openRange, endRange: openRange };
   b.range = src.range(open.startIndex, (close ?? c).endIndex);
   const closeStart = close && !close.isMissing ? close.startIndex : c.endIndex;
@@ -183,14 +191,25 @@ function unescape(s: string): string {
   return s;
 }
 
-/** Builds an Expression from an `expression` node (or any expression-like node). */
-export function expressionFromNode(n: SyntaxNode, src: SourceText): Expression {
+/**
+ * Builds an Expression from an `expression` node (or any expression-like node). `depth` is its nesting
+ * inside the attribute's expression: element expressions are built only while the expression itself is not
+ * too deeply nested (MAX_EXPR_DEPTH), and only the outermost reports "Expression too deeply nested" into
+ * `diags`.
+ */
+export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, diags?: Diagnostic[]): Expression {
   const refs: Reference[] = [];
   collectRefs(n, src, new Set(), refs);
   const range = nodeRange(n, src);
   const parsed = parseExpression(n.text, src.filename, range.start);
   const ast: Expr = parsed.expr ?? { kind: 'literal', value: Value.unknown(), range };
   const e: Expression = { offset: n.startIndex, range, text: n.text, refs, shape: 'other', ast };
+  const tooDeep = parsed.diagnostics.filter((d) => d.summary === TOO_DEEP_SUMMARY);
+  if (tooDeep.length > 0) {
+    diags?.push(...tooDeep);
+    return e;
+  }
+  if (depth >= MAX_EXPR_DEPTH) return e;
   const inner = unwrap(n);
   if (!inner) return e;
   switch (inner.type) {
@@ -216,7 +235,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText): Expression {
       break;
     case 'tuple':
       e.shape = 'tuple';
-      e.elems = inner.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src));
+      e.elems = inner.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src, depth + 1));
       break;
     case 'object':
       e.shape = 'object';
@@ -225,7 +244,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText): Expression {
         .map((el) => {
           const k = el.childForFieldName('key');
           const v = el.childForFieldName('val');
-          return { key: expressionFromNode(k!, src), value: expressionFromNode(v!, src) };
+          return { key: expressionFromNode(k!, src, depth + 1), value: expressionFromNode(v!, src, depth + 1) };
         })
         .filter((x) => x.key && x.value);
       break;
@@ -233,7 +252,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText): Expression {
       e.shape = 'call';
       e.callName = inner.namedChildren[0]?.text;
       const args = inner.namedChildren.find((x) => x?.type === 'function_arguments');
-      e.args = args ? args.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src)) : [];
+      e.args = args ? args.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src, depth + 1)) : [];
       break;
     }
     case 'variable_expr':
@@ -264,55 +283,70 @@ function unwrap(n: SyntaxNode): SyntaxNode | undefined {
   }
 }
 
-function collectRefs(n: SyntaxNode, src: SourceText, bound: Set<string>, out: Reference[]): void {
-  if (n.type === 'for_tuple_expr' || n.type === 'for_object_expr') {
-    const intro = n.namedChildren.find((x) => x?.type === 'for_intro');
-    const names = new Set(bound);
-    if (intro) {
-      const ids = intro.namedChildren.filter((x): x is SyntaxNode => x?.type === 'identifier');
-      const coll = intro.namedChildren.find((x) => x?.type === 'expression');
-      if (coll) collectRefs(coll, src, bound, out);
-      for (const id of ids) names.add(id.text);
-    }
-    for (const c of n.namedChildren) if (c && c.type !== 'for_intro') collectRefs(c, src, names, out);
-    return;
-  }
-  if (n.type === 'object_elem') {
-    // A bare identifier key (`name = ...`) is the string "name", not a reference.
-    const key = n.childForFieldName('key');
-    const val = n.childForFieldName('val');
-    const bare = key && key.namedChildren.length === 1 && key.namedChildren[0]?.type === 'variable_expr';
-    if (key && !bare) collectRefs(key, src, bound, out);
-    if (val) collectRefs(val, src, bound, out);
-    return;
-  }
-  // A traversal lives in a node whose children are variable_expr followed by get_attr/index/splat steps.
-  const kids = n.namedChildren.filter((x): x is SyntaxNode => !!x);
-  for (let i = 0; i < kids.length; i++) {
-    const k = kids[i];
-    if (k.type === 'variable_expr') {
-      const root = k.text;
-      const steps: RefStep[] = [];
-      let end = k.endIndex;
-      let j = i + 1;
-      for (; j < kids.length; j++) {
-        const s = kids[j];
-        if (s.type === 'get_attr') {
-          const id = s.namedChildren.find((x) => x?.type === 'identifier');
-          if (!id) break;
-          steps.push({ kind: 'attr', name: id.text, range: nodeRange(s, src) });
-          end = s.endIndex;
-        } else if (s.type === 'index') {
-          const key = literalIndexKey(s);
-          if (key === undefined) break;
-          steps.push({ kind: 'index', key, range: nodeRange(s, src) });
-          end = s.endIndex;
-        } else break;
-      }
-      if (!bound.has(root)) out.push({ root, rootRange: nodeRange(k, src), steps, range: src.range(k.startIndex, end) });
+/**
+ * The static references under `root`, in source order, skipping names bound by enclosing `for` expressions.
+ * Iterative (an explicit stack of pending nodes), since expression trees can be 10,000s of nodes deep.
+ */
+function collectRefs(root: SyntaxNode, src: SourceText, bound0: Set<string>, out: Reference[]): void {
+  type Pending = { n: SyntaxNode; bound: Set<string>; ref?: Reference };
+  const stack: Pending[] = [{ n: root, bound: bound0 }];
+  while (stack.length > 0) {
+    const { n, bound, ref } = stack.pop()!;
+    if (ref) {
+      out.push(ref);
       continue;
     }
-    collectRefs(k, src, bound, out);
+    // Children are pushed in reverse so that they are visited in source order.
+    const later: Pending[] = [];
+    if (n.type === 'for_tuple_expr' || n.type === 'for_object_expr') {
+      const intro = n.namedChildren.find((x) => x?.type === 'for_intro');
+      const names = new Set(bound);
+      if (intro) {
+        const ids = intro.namedChildren.filter((x): x is SyntaxNode => x?.type === 'identifier');
+        const coll = intro.namedChildren.find((x) => x?.type === 'expression');
+        if (coll) later.push({ n: coll, bound });
+        for (const id of ids) names.add(id.text);
+      }
+      for (const c of n.namedChildren) if (c && c.type !== 'for_intro') later.push({ n: c, bound: names });
+    } else if (n.type === 'object_elem') {
+      // A bare identifier key (`name = ...`) is the string "name", not a reference.
+      const key = n.childForFieldName('key');
+      const val = n.childForFieldName('val');
+      const bare = key && key.namedChildren.length === 1 && key.namedChildren[0]?.type === 'variable_expr';
+      if (key && !bare) later.push({ n: key, bound });
+      if (val) later.push({ n: val, bound });
+    } else {
+      // A traversal lives in a node whose children are variable_expr followed by get_attr/index/splat steps.
+      const kids = n.namedChildren.filter((x): x is SyntaxNode => !!x);
+      for (let i = 0; i < kids.length; i++) {
+        const k = kids[i];
+        if (k.type === 'variable_expr') {
+          const root = k.text;
+          const steps: RefStep[] = [];
+          let end = k.endIndex;
+          let j = i + 1;
+          for (; j < kids.length; j++) {
+            const s = kids[j];
+            if (s.type === 'get_attr') {
+              const id = s.namedChildren.find((x) => x?.type === 'identifier');
+              if (!id) break;
+              steps.push({ kind: 'attr', name: id.text, range: nodeRange(s, src) });
+              end = s.endIndex;
+            } else if (s.type === 'index') {
+              const key = literalIndexKey(s);
+              if (key === undefined) break;
+              steps.push({ kind: 'index', key, range: nodeRange(s, src) });
+              end = s.endIndex;
+            } else break;
+          }
+          // The reference is reported when its turn comes in source order.
+          if (!bound.has(root)) later.push({ n: k, bound, ref: { root, rootRange: nodeRange(k, src), steps, range: src.range(k.startIndex, end) } });
+          continue;
+        }
+        later.push({ n: k, bound });
+      }
+    }
+    for (let k = later.length - 1; k >= 0; k--) stack.push(later[k]);
   }
 }
 

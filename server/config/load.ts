@@ -290,7 +290,7 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
         const syn = analyzeSyntax(text, display, tree);
         res.diagnostics.push(...syn.diagnostics);
         for (const b of syn.blocks) res.contexts.push(b);
-        parsed.push({ name: display, src, body: bodyFromTree(tree.rootNode, src), override: isOverride(f) });
+        parsed.push({ name: display, src, body: bodyFromTree(tree.rootNode, src, res.diagnostics), override: isOverride(f) });
       } finally {
         tree.delete();
       }

@@ -10,19 +10,42 @@ export class SourceText {
   /** UTF-8 byte offset of the start of each line. */
   private readonly lineBytes: number[] = [0];
 
+  /** Offsets of the code units >= 0x80, ascending (sparse: most configuration text is ASCII). */
+  private readonly naPos: number[] = [];
+  /** naBytes[k] / naCols[k]: UTF-8 bytes / code points minus code units over the first k of them. */
+  private readonly naBytes: number[] = [0];
+  private readonly naCols: number[] = [0];
+
   constructor(
     readonly filename: string,
     readonly text: string,
   ) {
     let b = 0;
+    let adjB = 0;
+    let adjC = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
         b += 4;
+        // The pair is one code point of 4 bytes, all counted on its high half.
+        this.naPos.push(i, i + 1);
+        adjB += 3;
+        this.naBytes.push(adjB);
+        this.naCols.push(adjC);
+        adjB -= 1;
+        adjC -= 1;
+        this.naBytes.push(adjB);
+        this.naCols.push(adjC);
         i++;
         continue;
       }
       b += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+      if (c >= 0x80) {
+        adjB += c < 0x800 ? 1 : 2;
+        this.naPos.push(i);
+        this.naBytes.push(adjB);
+        this.naCols.push(adjC);
+      }
       if (c === 10) {
         this.lineStarts.push(i + 1);
         this.lineBytes.push(b);
@@ -30,7 +53,20 @@ export class SourceText {
     }
   }
 
-  /** The HCL position of a UTF-16 offset (clamped to the text). */
+  /** How many non-ASCII code units lie before `index`. */
+  private before(index: number): number {
+    const a = this.naPos;
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a[mid] < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The HCL position of a UTF-16 offset (clamped to the text), in O(log n). */
   pos(index: number): Pos {
     index = Math.max(0, Math.min(index, this.text.length));
     let lo = 0;
@@ -40,17 +76,15 @@ export class SourceText {
       if (this.lineStarts[mid] <= index) lo = mid;
       else hi = mid - 1;
     }
-    let col = 1;
-    let byte = this.lineBytes[lo];
-    for (let i = this.lineStarts[lo]; i < index; i++) {
-      const c = this.text.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < index) {
-        byte += 4;
-        i++;
-      } else byte += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
-      col++;
-    }
-    return { line: lo + 1, column: col, byte };
+    const ls = this.lineStarts[lo];
+    if (this.naPos.length === 0) return { line: lo + 1, column: 1 + index - ls, byte: this.lineBytes[lo] + index - ls };
+    const a = this.before(ls);
+    const z = this.before(index);
+    return {
+      line: lo + 1,
+      column: 1 + index - ls + this.naCols[z] - this.naCols[a],
+      byte: this.lineBytes[lo] + index - ls + this.naBytes[z] - this.naBytes[a],
+    };
   }
 
   range(start: number, end: number): Range {

@@ -100,14 +100,20 @@ export function expressionValues(expr: Expr, ctx: EvalContext): ExpressionValue[
   const out: ExpressionValue[] = [];
   const seen = new Set<string>();
   for (const t of references(expr)) {
-    let steps = t.steps;
+    // The longest prefix of the steps that applies without errors, found in one pass (linear in the steps).
+    const root = t.steps.length > 0 ? lookupVar(ctx, t.root) : undefined;
+    if (!root) continue;
+    let k = 0;
+    let cur = root;
+    for (; k < t.steps.length; k++) {
+      const st = t.steps[k];
+      const r = st.kind === 'attr' ? getAttr(cur, st.name, st.range) : index(cur, st.key, st.range);
+      if (hasErr(r.diagnostics)) break;
+      cur = r.value;
+    }
+    const steps = t.steps.slice(0, k);
     while (steps.length > 0) {
-      const root = lookupVar(ctx, t.root);
-      const r = root ? applySteps(root, steps, t.range) : undefined;
-      if (!r || hasErr(r.diagnostics)) {
-        steps = steps.slice(0, -1);
-        continue;
-      }
+      const r = { value: cur };
       const str = traversalString({ ...t, steps });
       if (seen.has(str)) break;
       const v = r.value;

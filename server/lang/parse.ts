@@ -64,15 +64,64 @@ interface Tok {
   flush?: boolean;
 }
 
-/** Position bookkeeping for a source text that starts at `base` within its file. */
+/**
+ * Position bookkeeping for a source text that starts at `base` within its file. Positions are found in
+ * O(log n): line starts, and the (sparse) non-ASCII code units with running column/byte adjustments, are
+ * indexed once, so that a single 5 MB line does not cost a scan from its start for every token.
+ */
 class Source {
   private lineStarts: number[] = [0];
+  /** Offsets of code units >= 0x80, ascending. */
+  private naPos: number[] = [];
+  /** naBytes[k]: UTF-8 bytes minus code units of the first k non-ASCII code units; naCols[k]: code points minus code units. */
+  private naBytes: number[] = [0];
+  private naCols: number[] = [0];
   constructor(
     readonly text: string,
     readonly filename: string,
     readonly base: Pos,
   ) {
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.lineStarts.push(i + 1);
+    let b = 0;
+    let c = 0;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch < 0x80) {
+        if (ch === 10) this.lineStarts.push(i + 1);
+        continue;
+      }
+      if (ch >= 0xd800 && ch <= 0xdbff && i + 1 < text.length) {
+        const lo = text.charCodeAt(i + 1);
+        if (lo >= 0xdc00 && lo <= 0xdfff) {
+          // The pair counts as one code point of 4 bytes, all on its high half.
+          this.naPos.push(i, i + 1);
+          b += 3;
+          this.naBytes.push(b);
+          this.naCols.push(c);
+          b -= 1;
+          c -= 1;
+          this.naBytes.push(b);
+          this.naCols.push(c);
+          i++;
+          continue;
+        }
+      }
+      b += ch < 0x800 ? 1 : 2;
+      this.naPos.push(i);
+      this.naBytes.push(b);
+      this.naCols.push(c);
+    }
+  }
+  /** Index into the adjustment tables: how many non-ASCII code units lie before `index`. */
+  private before(index: number): number {
+    const a = this.naPos;
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a[mid] < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
   pos(index: number): Pos {
     // Binary search the line.
@@ -84,17 +133,11 @@ class Source {
       else hi = mid - 1;
     }
     const ls = this.lineStarts[lo];
-    let col = 0;
-    let bytes = 0;
-    for (let i = ls; i < index; ) {
-      const c = this.text.codePointAt(i)!;
-      col++;
-      i += c > 0xffff ? 2 : 1;
-      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-    }
-    let lineByte = 0;
-    if (lo === 0) lineByte = this.base.byte;
-    else lineByte = this.base.byte + utf8Len(this.text.slice(0, ls));
+    const kLs = this.naPos.length === 0 ? 0 : this.before(ls);
+    const kIx = this.naPos.length === 0 ? 0 : this.before(index);
+    const col = index - ls + this.naCols[kIx] - this.naCols[kLs];
+    const bytes = index - ls + this.naBytes[kIx] - this.naBytes[kLs];
+    const lineByte = lo === 0 ? this.base.byte : this.base.byte + ls + this.naBytes[kLs];
     return {
       line: this.base.line + lo,
       column: (lo === 0 ? this.base.column : 1) + col,
@@ -106,14 +149,51 @@ class Source {
   }
 }
 
-function utf8Len(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
-}
-
 const ID_START = /[\p{ID_Start}_]/u;
 const ID_CONT = /[\p{ID_Continue}\-]/u;
+const NUMBER_AT = /[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const HEREDOC_AT = /<<(-?)([\p{ID_Start}_][\p{ID_Continue}\-]*)\r?\n/uy;
+
+/** ASCII letters, digits, `_` and `-`: identifier characters decided without a regular expression. */
+function asciiIdCont(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
+}
 
 type Mode = { kind: 'brace' } | { kind: 'interp' } | { kind: 'quoted' } | { kind: 'heredoc'; marker: string };
+
+const TWO_OPS: Record<string, TT> = {
+  '==': 'op',
+  '!=': 'op',
+  '<=': 'op',
+  '>=': 'op',
+  '&&': 'op',
+  '||': 'op',
+  '=>': 'arrow',
+  '::': 'dcolon',
+};
+const ONE_CHAR: Record<string, TT> = {
+  '(': 'oparen',
+  ')': 'cparen',
+  '[': 'obrack',
+  ']': 'cbrack',
+  '.': 'dot',
+  ',': 'comma',
+  '?': 'question',
+  ':': 'colon',
+  '=': 'equal',
+  '<': 'op',
+  '>': 'op',
+  '!': 'op',
+  '+': 'op',
+  '-': 'op',
+  '*': 'op',
+  '/': 'op',
+  '%': 'op',
+  '&': 'bitop',
+  '|': 'bitop',
+  '^': 'bitop',
+  '~': 'bitop',
+};
 
 /** Scans the whole text into tokens (HCL's scanner, with template modes). */
 function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
@@ -123,7 +203,7 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
   const stack: Mode[] = template ? [{ kind: 'heredoc', marker: '' }] : [];
   let i = 0;
   const push = (type: TT, start: number, end: number, extra?: Partial<Tok>) =>
-    toks.push({ type, start, end, text: s.slice(start, end), ...extra });
+    toks.push(extra ? { type, start, end, text: s.slice(start, end), ...extra } : { type, start, end, text: s.slice(start, end) });
   const top = () => stack[stack.length - 1];
 
   const scanTemplate = (mode: Extract<Mode, { kind: 'quoted' | 'heredoc' }>) => {
@@ -224,6 +304,18 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
         i += 2;
         continue;
       }
+      if (c !== '\n' && c !== '\r') {
+        // A run of plain characters is appended at once.
+        let j = i + 1;
+        while (j < s.length) {
+          const d = s.charCodeAt(j);
+          if (d === 34 || d === 36 || d === 37 || d === 92 || d === 10 || d === 13) break; // " $ % \\ \n \r
+          j++;
+        }
+        val += s.slice(i, j);
+        i = j;
+        continue;
+      }
       val += c;
       i++;
       if (mode.kind === 'heredoc' && c === '\n') {
@@ -268,16 +360,23 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
       continue;
     }
     if (c >= '0' && c <= '9') {
-      const m = /^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(s.slice(i))!;
+      NUMBER_AT.lastIndex = i;
+      const m = NUMBER_AT.exec(s)!;
       push('number', i, i + m[0].length);
       i += m[0].length;
       continue;
     }
     const cp = s.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    if (ID_START.test(ch)) {
+    const ch = cp < 0x80 ? c : String.fromCodePoint(cp);
+    if (cp < 0x80 ? (cp >= 97 && cp <= 122) || (cp >= 65 && cp <= 90) || cp === 95 : ID_START.test(ch)) {
       let j = i + ch.length;
       while (j < s.length) {
+        const a = s.charCodeAt(j);
+        if (a < 0x80) {
+          if (!asciiIdCont(a)) break;
+          j++;
+          continue;
+        }
         const d = String.fromCodePoint(s.codePointAt(j)!);
         if (!ID_CONT.test(d)) break;
         j += d.length;
@@ -293,7 +392,8 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
       continue;
     }
     if (c === '<' && c2 === '<') {
-      const hm = /^<<(-?)([\p{ID_Start}_][\p{ID_Continue}\-]*)\r?\n/u.exec(s.slice(i));
+      HEREDOC_AT.lastIndex = i;
+      const hm = HEREDOC_AT.exec(s);
       if (hm) {
         push('oheredoc', i, i + hm[0].length, { flush: hm[1] === '-' });
         i += hm[0].length;
@@ -308,18 +408,8 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
       continue;
     }
     const two = s.slice(i, i + 2);
-    const twoOps: Record<string, TT> = {
-      '==': 'op',
-      '!=': 'op',
-      '<=': 'op',
-      '>=': 'op',
-      '&&': 'op',
-      '||': 'op',
-      '=>': 'arrow',
-      '::': 'dcolon',
-    };
-    if (twoOps[two]) {
-      push(twoOps[two], i, i + 2);
+    if (TWO_OPS[two]) {
+      push(TWO_OPS[two], i, i + 2);
       i += 2;
       continue;
     }
@@ -329,29 +419,6 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
       i += 2;
       continue;
     }
-    const one: Record<string, TT> = {
-      '(': 'oparen',
-      ')': 'cparen',
-      '[': 'obrack',
-      ']': 'cbrack',
-      '.': 'dot',
-      ',': 'comma',
-      '?': 'question',
-      ':': 'colon',
-      '=': 'equal',
-      '<': 'op',
-      '>': 'op',
-      '!': 'op',
-      '+': 'op',
-      '-': 'op',
-      '*': 'op',
-      '/': 'op',
-      '%': 'op',
-      '&': 'bitop',
-      '|': 'bitop',
-      '^': 'bitop',
-      '~': 'bitop',
-    };
     if (c === '{') {
       push('obrace', i, i + 1);
       stack.push({ kind: 'brace' });
@@ -370,8 +437,8 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
       i++;
       continue;
     }
-    if (one[c]) {
-      push(one[c], i, i + 1);
+    if (ONE_CHAR[c]) {
+      push(ONE_CHAR[c], i, i + 1);
       i++;
       continue;
     }
@@ -408,12 +475,51 @@ function err(summary: string, detail: string, subject: Range, context?: Range): 
   return d;
 }
 
+/**
+ * The deepest nesting of expressions accepted (brackets, braces, parentheses, calls, unary operators,
+ * conditionals, template interpolations and directives, splats, operator chains: the height of the AST).
+ * Every recursive walk over an AST (this parser, references(), eval.ts) then stays well inside Node's
+ * default stack (about 1 MB): at this limit each uses a small fraction of it, measured by
+ * test/robustness/deep.test.ts.
+ */
+export const MAX_EXPR_DEPTH = 256;
+
+export const TOO_DEEP_SUMMARY = 'Expression too deeply nested';
+const TOO_DEEP_DETAIL = `This expression is nested more than ${MAX_EXPR_DEPTH} levels deep (brackets, braces, parentheses, function calls, operators, conditionals or templates), which is the limit. Split it into several local values.`;
+
+const OPENERS: ReadonlySet<TT> = new Set<TT>(['oparen', 'obrack', 'obrace', 'oquote', 'oheredoc', 'interp', 'control']);
+const CLOSERS: ReadonlySet<TT> = new Set<TT>(['cparen', 'cbrack', 'cbrace', 'cquote', 'cheredoc', 'seqend']);
+
+/**
+ * The height check of a parsed AST, without recursion: the first node (in source order) deeper than
+ * MAX_EXPR_DEPTH, if any. Operator chains (`1 + 1 + ...`) and index chains are built by loops in the
+ * parser, so their depth is only known here.
+ */
+export function tooDeepNode(root: Expr): Expr | undefined {
+  const stack: [Expr, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [e, d] = stack.pop()!;
+    if (d > MAX_EXPR_DEPTH) return e;
+    const kids: Expr[] = [];
+    forEachChild(e, (c) => kids.push(c));
+    for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k], d + 1]);
+  }
+  return undefined;
+}
+
+/** The "Expression too deeply nested" diagnostic for the construct at `subject`. */
+export function tooDeepDiagnostic(subject: Range): Diagnostic {
+  return err(TOO_DEEP_SUMMARY, TOO_DEEP_DETAIL, subject);
+}
+
 const BINARY_LEVELS: BinaryOp[][] = [['||'], ['&&'], ['==', '!='], ['<', '>', '<=', '>='], ['+', '-'], ['*', '/', '%']];
 
 class ParseAbort extends Error {}
 
 class Parser {
   private p = 0;
+  /** Current nesting of expressions being parsed (see MAX_EXPR_DEPTH). */
+  private depth = 0;
   private nlStack: boolean[] = [true];
   /** Set once a diagnostic has been reported, to stop cascading (as HCL's "recovery" mode). */
   private failed = false;
@@ -482,7 +588,39 @@ class Parser {
   }
 
   parseExpression(): Expr {
-    return this.parseTernary();
+    this.enter();
+    try {
+      return this.parseTernary();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** One level deeper; past MAX_EXPR_DEPTH, stops parsing with "Expression too deeply nested". */
+  private enter(): void {
+    if (++this.depth <= MAX_EXPR_DEPTH) return;
+    let q = this.p;
+    if (!this.includeNl) while (this.toks[q].type === 'nl') q++;
+    const start = q;
+    while (this.toks[q].type === 'op' && (this.toks[q].text === '!' || this.toks[q].text === '-')) q++;
+    if (this.toks[q].type === 'ident' && this.toks[q + 1]?.type === 'oparen') q++;
+    let end = q;
+    if (OPENERS.has(this.toks[q].type)) {
+      // The construct runs to its matching closing token, when there is one.
+      let level = 0;
+      for (let k = q; k < this.toks.length; k++) {
+        const ty = this.toks[k].type;
+        if (OPENERS.has(ty)) level++;
+        else if (CLOSERS.has(ty) && --level === 0) {
+          end = k;
+          break;
+        }
+      }
+    }
+    const subject = this.src.range(this.toks[start].start, this.toks[end].end);
+    if (!this.failed) this.diags.push(tooDeepDiagnostic(subject));
+    this.failed = true;
+    throw new ParseAbort();
   }
 
   private parseTernary(): Expr {
@@ -529,7 +667,13 @@ class Parser {
         }
         return { kind: 'unary', op: '-', operand: lit, range: this.span(this.rangeOf(t), lit.range) };
       }
-      const operand = this.parseUnary();
+      let operand: Expr;
+      this.enter();
+      try {
+        operand = this.parseUnary();
+      } finally {
+        this.depth--;
+      }
       return { kind: 'unary', op: t.text, operand, range: this.span(this.rangeOf(t), operand.range) };
     }
     return this.parseTraversals(this.parseTerm());
@@ -566,7 +710,13 @@ class Parser {
           this.next();
           const marker = this.span(this.rangeOf(t), this.rangeOf(n));
           const anon: Expr = { kind: 'anonSymbol', range: marker };
-          const each = this.parseTraversals(anon, true);
+          this.enter();
+          let each: Expr;
+          try {
+            each = this.parseTraversals(anon, true);
+          } finally {
+            this.depth--;
+          }
           from = { kind: 'splat', source: from, each, range: this.span(from.range, each.range), markerRange: marker };
           continue;
         }
@@ -586,7 +736,13 @@ class Parser {
             this.popNl();
             const marker = this.span(this.rangeOf(t), this.rangeOf(close));
             const anon: Expr = { kind: 'anonSymbol', range: marker };
-            const each = this.parseTraversals(anon);
+            this.enter();
+            let each: Expr;
+            try {
+              each = this.parseTraversals(anon);
+            } finally {
+              this.depth--;
+            }
             from = { kind: 'splat', source: from, each, range: this.span(from.range, each.range), markerRange: marker };
             this.pushNl(false);
             continue;
@@ -611,11 +767,18 @@ class Parser {
 
   private addStep(from: Expr, step: TraverseStep): Expr {
     const range = this.span(from.range, step.range);
+    // `from` was built by this parser and is not shared: steps are appended in place (linear in the chain).
     if (from.kind === 'scopeTraversal') {
-      const tr: Traversal = { ...from.traversal, steps: [...from.traversal.steps, step], range };
-      return { kind: 'scopeTraversal', traversal: tr, range };
+      from.traversal.steps.push(step);
+      from.traversal.range = range;
+      from.range = range;
+      return from;
     }
-    if (from.kind === 'relTraversal') return { kind: 'relTraversal', source: from.source, steps: [...from.steps, step], range };
+    if (from.kind === 'relTraversal') {
+      from.steps.push(step);
+      from.range = range;
+      return from;
+    }
     return { kind: 'relTraversal', source: from, steps: [step], range };
   }
 
@@ -801,8 +964,10 @@ class Parser {
         let key: Expr;
         let keyIsIdent = false;
         try {
-          const kt = this.peek();
-          const after = this.toks[this.toks.indexOf(kt) + 1];
+          let kq = this.p;
+          while (this.toks[kq].type === 'nl') kq++;
+          const kt = this.toks[kq];
+          const after = this.toks[kq + 1];
           if (kt.type === 'ident' && after && (after.type === 'equal' || after.type === 'colon')) {
             // A bare name (even true/false/null) before "=" is the attribute name itself.
             this.next();
@@ -1092,6 +1257,7 @@ class Parser {
     }
     void heredoc;
     let pos = 0;
+    let nesting = this.depth;
     const parseSeq = (stopAt: string[]): { parts: Expr[]; stop?: TItem } => {
       const parts: Expr[] = [];
       while (pos < items.length) {
@@ -1107,6 +1273,7 @@ class Parser {
             break;
           case 'if': {
             pos++;
+            if (++nesting > MAX_EXPR_DEPTH) this.fail(TOO_DEEP_SUMMARY, TOO_DEEP_DETAIL, it.range);
             const t = parseSeq(['else', 'endif']);
             let f: Expr[] = [];
             let endRange = it.range;
@@ -1118,6 +1285,7 @@ class Parser {
               endRange = e.stop.range;
             } else endRange = t.stop.range;
             const r = this.span(it.range, endRange);
+            nesting--;
             parts.push({
               kind: 'conditional',
               cond: it.cond,
@@ -1129,6 +1297,7 @@ class Parser {
           }
           case 'for': {
             pos++;
+            if (++nesting > MAX_EXPR_DEPTH) this.fail(TOO_DEEP_SUMMARY, TOO_DEEP_DETAIL, it.range);
             const body = parseSeq(['endfor']);
             if (!body.stop) this.fail('Unexpected end of template', `The for directive at ${rangeString(it.range)} is missing its corresponding endfor directive.`, it.range);
             if (body.stop.kind !== 'endfor') {
@@ -1147,6 +1316,7 @@ class Parser {
               openRange: it.range,
               closeRange: body.stop.range,
             };
+            nesting--;
             parts.push({ kind: 'templateJoin', tuple: fe, range: r });
             break;
           }
@@ -1225,6 +1395,13 @@ function literalKey(e: Expr): Value | undefined {
   return undefined;
 }
 
+/** Reports an AST deeper than MAX_EXPR_DEPTH (operator and index chains the parser built by loops). */
+function checkHeight(expr: Expr | undefined, diags: Diagnostic[]): void {
+  if (!expr || diags.length > 0) return;
+  const deep = tooDeepNode(expr);
+  if (deep) diags.push(tooDeepDiagnostic(deep.range));
+}
+
 const START: Pos = { line: 1, column: 1, byte: 0 };
 
 /** Parses a standalone expression. `expr` is absent when the text has syntax errors. */
@@ -1234,6 +1411,7 @@ export function parseExpression(text: string, filename: string, start: Pos = STA
   const toks = scan(src, diags);
   const p = new Parser(toks, src, diags);
   const expr = p.parseTop();
+  checkHeight(expr, diags);
   if (diags.length > 0) return { expr: undefined, diagnostics: diags };
   return { expr, diagnostics: diags };
 }
@@ -1246,6 +1424,7 @@ export function parseTemplate(text: string, filename: string): { expr?: Expr; di
   const p = new Parser(toks, src, diags);
   p.wholeTemplate = true;
   const expr = p.parseWholeTemplate();
+  checkHeight(expr, diags);
   if (diags.length > 0) return { expr: undefined, diagnostics: diags };
   return { expr, diagnostics: diags };
 }

@@ -39,6 +39,15 @@ interface Tok {
   bad?: boolean;
 }
 
+/**
+ * The deepest nesting of blocks accepted. Deeper blocks are reported ("Blocks too deeply nested") and
+ * skipped, here and by the configuration loader (config/hclbody.ts), so that walks over bodies stay well
+ * inside Node's default stack.
+ */
+export const MAX_BLOCK_DEPTH = 256;
+export const BLOCKS_TOO_DEEP_SUMMARY = 'Blocks too deeply nested';
+const BLOCKS_TOO_DEEP_DETAIL = `Blocks may be nested at most ${MAX_BLOCK_DEPTH} levels deep; this block is deeper.`;
+
 const UNCLOSED_BLOCK_DETAIL =
   'There is no closing brace for this block before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.';
 const MULTILINE_DETAIL =
@@ -340,6 +349,10 @@ class Checker {
   }
 
   private block(id: Tok): void {
+    if (this.depth >= MAX_BLOCK_DEPTH) {
+      this.tooDeep(id);
+      return;
+    }
     const header: string[] = [id.text];
     const top = this.depth === 0;
     this.depth++;
@@ -350,6 +363,25 @@ class Checker {
       this.depth--;
       if (top) this.blocks.push({ text: header.join(' '), start: id.start, end: this.closeEnd >= 0 ? this.closeEnd : this.toks[Math.max(0, this.p - 1)].end });
     }
+  }
+
+  /** Reports a block nested too deeply (from its type name to its closing brace) and skips it. */
+  private tooDeep(id: Tok): void {
+    let q = this.p;
+    while (q < this.toks.length - 1 && this.toks[q].kind !== 'ocurly' && this.toks[q].kind !== 'nl') q++;
+    let end = id.end;
+    if (this.toks[q].kind === 'ocurly') {
+      let level = 0;
+      for (; q < this.toks.length - 1; q++) {
+        const k = this.toks[q].kind;
+        if (k === 'ocurly') level++;
+        else if (k === 'ccurly' && --level === 0) break;
+      }
+      if (q < this.toks.length - 1) end = this.toks[q].end;
+    }
+    this.err(BLOCKS_TOO_DEEP_SUMMARY, BLOCKS_TOO_DEEP_DETAIL, { ...id, end });
+    this.recovery = true;
+    this.p = Math.min(q + 1, this.toks.length - 1);
   }
 
   private blockInner(_id: Tok, header: string[]): void {
@@ -604,13 +636,16 @@ function rng(src: SourceText, a: number, b: number): Range {
   return src.range(a, b);
 }
 
-function firstError(n: SyntaxNode): SyntaxNode | undefined {
-  if (n.isMissing || n.type === 'ERROR') return n;
-  for (const c of n.children) {
-    if (!c) continue;
-    if (c.hasError || c.isMissing) {
-      const r = firstError(c);
-      if (r) return r;
+/** The first ERROR or MISSING node in document order (without recursion: trees can be 10,000s deep). */
+function firstError(root: SyntaxNode): SyntaxNode | undefined {
+  const stack: SyntaxNode[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.isMissing || n.type === 'ERROR') return n;
+    const kids = n.children;
+    for (let k = kids.length - 1; k >= 0; k--) {
+      const c = kids[k];
+      if (c && (c.hasError || c.isMissing)) stack.push(c);
     }
   }
   return undefined;
