@@ -119,16 +119,6 @@ export class DiagnosticsScheduler {
     return diags;
   }
 
-  /** Resolves once every directory with open documents has a current analysis (for tests and the bench). */
-  async settled(): Promise<void> {
-    for (const [dir, st] of this.dirs) {
-      while (st.doneGen !== st.gen && this.dirs.get(dir) === st && !this.disposed) {
-        if (!st.timer && !st.running) this.start(dir);
-        await new Promise<void>((resolve) => st.waiters.push(resolve));
-      }
-    }
-  }
-
   dispose(): void {
     this.disposed = true;
     for (const st of this.dirs.values()) {

@@ -1,15 +1,16 @@
 // The engine operations the language server consumes, declared here by the consumer so that handlers and
 // tests depend on this small surface, not on the engine's module layout. `defaultEngine` wires the real
-// engine modules; tests may pass their own Engine to startServer().
+// engine modules; main.ts runs its analyses in a worker thread (analysisWorker.ts), and tests may pass
+// their own Engine to startServer().
 
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
 import type { Diagnostic } from '../diags/diagnostic';
 import { format } from '../fmt/format';
 import { syntaxDiagnostics } from '../syntax/errors';
 import { initParser } from '../syntax/treesitter';
 
-/** The analysis of one module directory: diagnostics per absolute file path and the texts they refer to. */
+/** The analysis of one module directory: its diagnostics, by the absolute path of the file they concern. */
 export interface DirectoryAnalysis {
   /** Diagnostics keyed by the absolute path of the file their subject lies in. */
   diagnostics: Map<string, Diagnostic[]>;
@@ -48,7 +49,7 @@ export function groupByFile(dir: string, diags: readonly Diagnostic[]): Director
       out.general.push(d);
       continue;
     }
-    const abs = f.startsWith('/') ? f : join(dir, f);
+    const abs = isAbsolute(f) ? f : join(dir, f);
     let list = out.diagnostics.get(abs);
     if (!list) out.diagnostics.set(abs, (list = []));
     list.push(d);
