@@ -10,7 +10,7 @@ import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, warning } from '../diags/diagnostic';
 import * as T from '../lang/types';
 import { analyzeSyntax } from '../syntax/errors';
-import { initParser, newParser } from '../syntax/treesitter';
+import { initParser, newParser, parseWithBudget, tooLargeWarning } from '../syntax/treesitter';
 import type { Attribute, Block, Body, Expression } from './hclbody';
 import { bodyFromTree } from './hclbody';
 import type {
@@ -35,6 +35,12 @@ export interface LoadOptions {
   overlays?: Map<string, string>;
   /** Directory that file names in diagnostics are relative to (Terraform's working directory). */
   baseDir?: string;
+  /**
+   * Time allowed for each file's tree-sitter parse (the language server passes one; the CLI none). A file
+   * over budget gets only the hand-written syntax checker's diagnostics and a "File too large to analyse
+   * fully" warning; its body is left empty.
+   */
+  budgetMs?: number;
 }
 
 export interface LoadResult {
@@ -284,7 +290,15 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
       const display = relative(resolve(base), abs) || f;
       res.sources.set(display, text);
       const src = new SourceText(display, text);
-      const tree = parser.parse(text);
+      const tree = parseWithBudget(parser, text, { budgetMs: opts.budgetMs });
+      if (tree === 'timeout') {
+        const syn = analyzeSyntax(text, display);
+        res.diagnostics.push(...syn.diagnostics, tooLargeWarning(display, text, opts.budgetMs!));
+        for (const b of syn.blocks) res.contexts.push(b);
+        const end = src.range(text.length, text.length);
+        parsed.push({ name: display, src, body: { attributes: [], blocks: [], range: src.range(0, text.length), endRange: end }, override: isOverride(f) });
+        continue;
+      }
       if (!tree) continue;
       try {
         const syn = analyzeSyntax(text, display, tree);

@@ -22,7 +22,11 @@ export interface ValidateResult {
   module?: Module;
 }
 
-export async function validateDirectory(dir: string, opts?: { overlays?: Map<string, string> }): Promise<ValidateResult> {
+/**
+ * `budgetMs` bounds each file's tree-sitter parse (see LoadOptions.budgetMs): the language server passes
+ * one so that a huge file cannot stall it; without it (the CLI) parsing is unlimited.
+ */
+export async function validateDirectory(dir: string, opts?: { overlays?: Map<string, string>; budgetMs?: number }): Promise<ValidateResult> {
   let isDir = false;
   try {
     isDir = statSync(dir).isDirectory();
@@ -35,7 +39,7 @@ export async function validateDirectory(dir: string, opts?: { overlays?: Map<str
       sources: new Map(),
       contextOf: () => undefined,
     };
-  const res = await loadModuleTree(dir, { overlays: opts?.overlays });
+  const res = await loadModuleTree(dir, { overlays: opts?.overlays, budgetMs: opts?.budgetMs });
   const diagnostics = [...res.diagnostics];
   if (!hasErrors(diagnostics)) diagnostics.push(...checkModule(res.module));
   // count and for_each values that are invalid whatever the variables are (evaluate.ts).

@@ -7,6 +7,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Language, Parser } from 'web-tree-sitter';
+import type { ParseState, Tree } from 'web-tree-sitter';
+import type { Diagnostic } from '../diags/diagnostic';
 
 export type { Node as SyntaxNode, Tree, Edit, Point } from 'web-tree-sitter';
 export { Parser };
@@ -46,6 +48,39 @@ export function initParser(): Promise<void> {
     })();
   }
   return initPromise;
+}
+
+/**
+ * Parses `text`, giving up after `budgetMs` milliseconds of parsing when a budget is given (web-tree-sitter's
+ * progressCallback cancels the parse when it returns true). Returns 'timeout' when abandoned: the parser is
+ * reset and can be used again. Without a budget this is `parser.parse(text, oldTree)`.
+ */
+export function parseWithBudget(parser: Parser, text: string, opts: { budgetMs?: number; oldTree?: Tree | null } = {}): Tree | null | 'timeout' {
+  const { budgetMs, oldTree } = opts;
+  if (budgetMs === undefined) return parser.parse(text, oldTree ?? null);
+  const deadline = performance.now() + budgetMs;
+  let timedOut = false;
+  const progressCallback = (): boolean => (timedOut ||= performance.now() > deadline);
+  const tree = parser.parse(text, oldTree ?? null, { progressCallback: progressCallback as unknown as (s: ParseState) => void });
+  if (timedOut) {
+    tree?.delete();
+    parser.reset();
+    return 'timeout';
+  }
+  return tree;
+}
+
+/** The warning on a file whose tree-sitter parse was abandoned: only HCL's syntax errors are reported for it. */
+export function tooLargeWarning(filename: string, text: string, budgetMs: number): Diagnostic {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  const size = bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
+  return {
+    severity: 'warning',
+    summary: 'File too large to analyse fully',
+    detail: `${filename} (${size}) could not be parsed within the ${budgetMs} ms allowed, so only its syntax errors are reported; its blocks and arguments are not checked.`,
+    subject: { filename, start: { line: 1, column: 1, byte: 0 }, end: { line: 1, column: 1, byte: 0 } },
+    source: 'syntax',
+  };
 }
 
 /** A new parser for the Terraform grammar. Requires initParser() to have completed. */
