@@ -7,6 +7,8 @@
 //      publishes syntax errors, and the full re-analysis the language server runs
 //      today (validateDirectory with the edited text as an overlay, then re-evaluation; measured on as many
 //      of the edits as fit in two minutes);
+//      and, through the real language server (dist/server.js over stdio), the time from an edit that breaks
+//      or mends the syntax of a file to its diagnostics (the server's fast syntax path);
 //   3. `terraform validate` on the same workspace, when terraform is on PATH (after an offline `terraform
 //      init`: the workspace uses only the built-in terraform provider).
 // Prints one table. Options: --files N --per-file N --edits N --keep (leave the workspace on disk).
@@ -15,6 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { finalizeRootVariables, ModuleEvaluator, countValue, forEachValue } from '../../server/config/evaluate';
 import type { Module } from '../../server/config/model';
 import { validateDirectory } from '../../server/config/validate';
@@ -23,6 +26,7 @@ import { evaluate } from '../../server/lang/eval';
 import { Value } from '../../server/lang/value';
 import { ParsedDocument } from '../../server/syntax/document';
 import { initParser } from '../../server/syntax/treesitter';
+import { TestClient } from '../lsp/client';
 
 interface Options {
   files: number;
@@ -162,6 +166,39 @@ function timeTerraform(dir: string, rows: Row[]): void {
   rows.push({ what: `terraform validate (median of 3; ${last})`, value: fmtMs(percentile(runs, 50)) });
 }
 
+/** Alternately breaks and mends one attribute of one file through the language server; returns latencies. */
+async function measureServer(dir: string, o: Options): Promise<number[]> {
+  const c = new TestClient();
+  const out: number[] = [];
+  try {
+    await c.initialize({}, { debounceMs: 0 });
+    const path = join(dir, 'f000.tf');
+    const uri = pathToFileURL(path).href;
+    const text = fileText(0, o.perFile);
+    await c.open(uri, text);
+    const needle = 'tag   = "t0_0"';
+    const at = text.indexOf(needle) + needle.length;
+    const line = text.slice(0, at).split('\n').length - 1;
+    const character = at - (text.lastIndexOf('\n', at - 1) + 1);
+    const broken = ' ='; // "Missing newline after argument"-style error: a second `=` on the line
+    for (let e = 0; e < o.edits; e++) {
+      const version = e + 2;
+      const change =
+        e % 2 === 0
+          ? { range: { start: { line, character }, end: { line, character } }, text: broken }
+          : { range: { start: { line, character }, end: { line, character: character + broken.length } }, text: '' };
+      const t0 = performance.now();
+      await c.change(uri, version, [change]);
+      const p = await c.waitFor(`diagnostics of version ${version}`, () => (c.latest(uri)?.version === version ? c.latest(uri) : undefined), 60_000);
+      out.push(performance.now() - t0);
+      if ((e % 2 === 0) !== p.diagnostics.length > 0) throw new Error(`edit ${e}: unexpected diagnostics ${JSON.stringify(p.diagnostics)}`);
+    }
+  } finally {
+    await c.stop();
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -240,6 +277,13 @@ async function main(): Promise<void> {
     rows.push({ what: `edit: full re-analysis as the language server runs it (p50, ${full.length} edits)`, value: fmtMs(percentile(full, 50)) });
     rows.push({ what: `edit: full re-analysis as the language server runs it (p95)`, value: fmtMs(p95f), goal: '≤ 30 ms', ok: p95f <= 30 });
     rows.push({ what: 'heap used after the run', value: `${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB` });
+
+    // The same kind of edit through the real language server (dist/server.js over stdio, no debounce): the
+    // time from sending an edit that breaks (or mends) the syntax to receiving its diagnostics.
+    const lsp = await measureServer(dir, o);
+    rows.push({ what: `edit: language server, edit → syntax diagnostics published (p50, ${lsp.length} edits)`, value: fmtMs(percentile(lsp, 50)) });
+    const p95s = percentile(lsp, 95);
+    rows.push({ what: 'edit: language server, edit → syntax diagnostics published (p95)', value: fmtMs(p95s), goal: '≤ 30 ms', ok: p95s <= 30 });
 
     // 3. Terraform, for comparison.
     if (terraformOnPath()) {
