@@ -57,10 +57,17 @@ export function groupByFile(dir: string, diags: readonly Diagnostic[]): Director
   return out;
 }
 
+/**
+ * Time each file's tree-sitter parse may take in the language server. A file over it (megabytes) gets only
+ * the hand-written syntax checker's diagnostics and a "File too large to analyse fully" warning, so one huge
+ * file cannot hold up the diagnostics of its module.
+ */
+export const PARSE_BUDGET_MS = 500;
+
 export const defaultEngine: Engine = {
   init: initParser,
   async analyzeDirectory(dir, overlays) {
-    const result = await validateDirectory(dir, { overlays });
+    const result = await validateDirectory(dir, { overlays, budgetMs: PARSE_BUDGET_MS });
     const grouped = groupByFile(dir, result.diagnostics);
     // The module loader reads only .tf files; open .tfvars files still get their syntax checked.
     for (const [path, text] of overlays) {
