@@ -3,6 +3,9 @@
 
 import { runConsoleInDirectory } from './console-scope';
 import { runFmt } from './fmt';
+import { runGet } from './get';
+import { runInit } from './init';
+import { runProviders } from './providers';
 import type { Command } from './io';
 import { runValidate } from './validate';
 import { TERRAFORM_VERSION, VERSION_TEXT } from './version';
@@ -10,6 +13,9 @@ import { TERRAFORM_VERSION, VERSION_TEXT } from './version';
 export const commands: Record<string, Command> = {
   console: (args, io) => runConsoleInDirectory(args, io),
   fmt: (args, io) => runFmt(args, io),
+  get: (args, io) => runGet(args, io),
+  init: (args, io) => runInit(args, io),
+  providers: (args, io) => runProviders(args, io),
   validate: (args, io) => runValidate(args, io),
   version: async (args, io) => {
     if (args.includes('-json')) {

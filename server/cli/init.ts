@@ -1,0 +1,433 @@
+// `foresight init [options]`: Terraform 1.11's init command, for what Foresight can do offline.
+//
+// Steps and output, in Terraform's order (human, -no-color, -json views; colour codes as Terraform's
+// colorize prints them; TF_IN_AUTOMATION=1 drops the closing "You may now begin working" paragraph):
+//   1. flags (-input, -upgrade, -reconfigure, -migrate-state, -force-copy, -backend, -get, -lock,
+//      -lock-timeout, -lockfile, -no-color, -json, -var/-var-file, -test-directory accepted); a positional
+//      argument is "Too many command line arguments. Did you mean to use -chdir?";
+//   2. a directory without configuration files: "Terraform initialized in an empty directory!";
+//   3. "Initializing the backend..." (only the local backend; nothing is written for it);
+//   4. when the root module calls modules: "Initializing modules..." ("Upgrading modules..." with
+//      -upgrade) and "- KEY in DIR" per local module recorded in .terraform/modules/modules.json
+//      (server/depsfile/modules.ts);
+//   5. the Terraform Core version check (server/versions/required.ts), then configuration errors with
+//      Terraform's "Terraform encountered problems during initialisation" preamble (root-module decode
+//      errors appear twice, as Terraform reports them from its early and its full load);
+//   6. "Initializing provider plugins..." and, per required provider (sorted by address):
+//        built-in terraform:  "- terraform.io/builtin/terraform is built in to Terraform"
+//        Foresight's own built-in providers (hashicorp/random, hashicorp/null):
+//          "- Reusing previous version of X from the dependency lock file" (when locked) or
+//          "- Finding X versions matching "C"..." / "- Finding latest version of X...", then
+//          "- Using X vV built in to Foresight"  (never "Installing"/"Installed": nothing is downloaded);
+//      a provider Foresight does not have is an error diagnostic (server/providers/resolve.ts);
+//   7. .terraform.lock.hcl updated when the selections changed (server/depsfile/locks.ts documents what is
+//      written for built-in providers: version and constraints, no hashes), with Terraform's lock-file
+//      paragraph; then a blank line and "Terraform has been successfully initialized!".
+// Exit status 0 on success, 1 on any error.
+
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import { error, hasErrors } from '../diags/diagnostic';
+import { renderDiagnosticsView } from '../diags/render';
+import { loadModuleTree } from '../config/load';
+import type { LoadResult } from '../config/load';
+import { checkCoreVersionRequirements } from '../versions/required';
+import { installLocalModules, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
+import type { ProviderLock } from '../depsfile/locks';
+import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
+import type { AvailableProvider } from '../providers/resolve';
+import { checkRequiredProviderSources, selectProviders, treeRequirements } from '../providers/resolve';
+import { compareProviders, isBuiltIn, providerForDisplay, providerString } from '../addrs/provider';
+import { providerConstraintsString } from '../versions/provider';
+import { jsonDiagnostic } from './validate';
+import { TERRAFORM_VERSION } from './version';
+import { foresightProviders } from './providers';
+
+export interface InitIO {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  cwd: string;
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const RESET = '\x1b[0m';
+const CODES: Record<string, string> = { reset: '\x1b[0m', bold: '\x1b[1m', green: '\x1b[32m', red: '\x1b[31m', yellow: '\x1b[33m' };
+
+/** mitchellh/colorstring as Terraform uses it: [name] codes, a reset appended when any code was used. */
+export function colorize(s: string, color: boolean): string {
+  let used = false;
+  const out = s.replace(/\[(reset|bold|green|red|yellow)\]/g, (_, n: string) => {
+    used = true;
+    return color ? CODES[n] : '';
+  });
+  return used && color ? out + RESET : out;
+}
+
+const INIT_CONFIG_ERROR =
+  'Terraform encountered problems during initialisation, including problems\nwith the configuration, described below.\n\nThe Terraform configuration must be valid before initialization so that\nTerraform can determine which modules and providers need to be installed.';
+
+const MESSAGES = {
+  initializing_backend_message: ['[reset][bold]Initializing the backend...', 'Initializing the backend...'],
+  initializing_modules_message: ['[reset][bold]Initializing modules...', 'Initializing modules...'],
+  upgrading_modules_message: ['[reset][bold]Upgrading modules...', 'Upgrading modules...'],
+  initializing_provider_plugin_message: ['[reset][bold]Initializing provider plugins...', 'Initializing provider plugins...'],
+  output_init_success_message: ['[reset][bold][green]Terraform has been successfully initialized![reset][green]', 'Terraform has been successfully initialized!'],
+  output_init_empty_message: [
+    '[reset][bold]Terraform initialized in an empty directory![reset]\n\nThe directory has no Terraform configuration files. You may begin working\nwith Terraform immediately by creating Terraform configuration files.',
+    'Terraform initialized in an empty directory!\n\nThe directory has no Terraform configuration files. You may begin working\nwith Terraform immediately by creating Terraform configuration files.',
+  ],
+  lock_info: [
+    'Terraform has created a lock file [bold].terraform.lock.hcl[reset] to record the provider\nselections it made above. Include this file in your version control repository\nso that Terraform can guarantee to make the same selections by default when\nyou run "terraform init" in the future.',
+    'Terraform has created a lock file .terraform.lock.hcl to record the provider\nselections it made above. Include this file in your version control repository\nso that Terraform can guarantee to make the same selections by default when\nyou run "terraform init" in the future.',
+  ],
+  dependencies_lock_changes_info: [
+    'Terraform has made some changes to the provider dependency selections recorded\nin the .terraform.lock.hcl file. Review those changes and commit them to your\nversion control system if they represent changes you intended to make.',
+    'Terraform has made some changes to the provider dependency selections recorded\nin the .terraform.lock.hcl file. Review those changes and commit them to your\nversion control system if they represent changes you intended to make.',
+  ],
+  output_init_success_cli_message: [
+    '[reset][green]\nYou may now begin working with Terraform. Try running "terraform plan" to see\nany changes that are required for your infrastructure. All Terraform commands\nshould now work.\n\nIf you ever set or change modules or backend configuration for Terraform,\nrerun this command to reinitialize your working directory. If you forget, other\ncommands will detect it and remind you to do so if necessary.',
+    'You may now begin working with Terraform. Try running "terraform plan" to see\nany changes that are required for your infrastructure. All Terraform commands\nshould now work.\n\nIf you ever set or change modules or backend configuration for Terraform,\nrerun this command to reinitialize your working directory. If you forget, other\ncommands will detect it and remind you to do so if necessary.',
+  ],
+} as const;
+type MessageCode = keyof typeof MESSAGES;
+
+function goJsonLine(o: object): string {
+  return JSON.stringify(o).replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) + '\n';
+}
+
+function nowNano(): string {
+  const d = new Date();
+  return d.toISOString().replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}000Z`);
+}
+
+function nowSeconds(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Terraform's init view: human (coloured or not) or the -json stream. */
+export class InitView {
+  constructor(
+    private readonly io: InitIO,
+    readonly json: boolean,
+    readonly color: boolean,
+    private diagSources: { sources: ReadonlyMap<string, string>; contextOf: (r: Range) => string | undefined } = {
+      sources: new Map(),
+      contextOf: () => undefined,
+    },
+  ) {
+    if (json)
+      io.stdout(
+        goJsonLine({ '@level': 'info', '@message': `Terraform ${TERRAFORM_VERSION}`, '@module': 'terraform.ui', '@timestamp': nowNano(), terraform: TERRAFORM_VERSION, type: 'version', ui: '1.2' }),
+      );
+  }
+
+  setSources(sources: ReadonlyMap<string, string>, contextOf: (r: Range) => string | undefined): void {
+    this.diagSources = { sources, contextOf };
+  }
+
+  output(code: MessageCode): void {
+    const [human, json] = MESSAGES[code];
+    if (this.json) {
+      this.io.stdout(goJsonLine({ '@level': 'info', '@message': json, '@module': 'terraform.ui', '@timestamp': nowSeconds(), message_code: code, type: 'init_output' }));
+    } else this.io.stdout(colorize(human, this.color) + '\n');
+  }
+
+  /** An empty line in the human view; nothing in JSON. */
+  blank(): void {
+    if (!this.json) this.io.stdout('\n');
+  }
+
+  /** A log line: human text as given, JSON text as a "log" message. */
+  log(human: string, json: string = human): void {
+    if (this.json) this.io.stdout(goJsonLine({ '@level': 'info', '@message': json, '@module': 'terraform.ui', '@timestamp': nowNano(), type: 'log' }));
+    else this.io.stdout(colorize(human, this.color) + '\n');
+  }
+
+  /** Diagnostics sorted as tfdiags.Sort does; warnings to stdout, errors to stderr (human). */
+  diagnostics(diags: readonly Diagnostic[]): void {
+    const sorted = sortDiagnostics(diags);
+    if (this.json) {
+      for (const d of sorted)
+        this.io.stdout(
+          goJsonLine({
+            '@level': d.severity === 'error' ? 'error' : 'warn',
+            '@message': `${d.severity === 'error' ? 'Error' : 'Warning'}: ${d.summary}`,
+            '@module': 'terraform.ui',
+            '@timestamp': nowNano(),
+            diagnostic: jsonDiagnostic(d, this.diagSources.sources, this.diagSources.contextOf),
+            type: 'diagnostic',
+          }),
+        );
+      return;
+    }
+    const opts = { color: this.color, sources: this.diagSources.sources, contextOf: this.diagSources.contextOf };
+    for (const d of sorted) {
+      const text = renderDiagnosticsView([d], opts);
+      if (d.severity === 'error') this.io.stderr(text);
+      else this.io.stdout(text);
+    }
+  }
+}
+
+/** tfdiags' order: warnings first, sourceless first, then by file depth, name, start, end (stable). */
+export function sortDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
+  const depth = (f: string) => f.split('/').length;
+  return diags
+    .map((d, i) => ({ d, i }))
+    .sort((x, y) => {
+      const a = x.d;
+      const b = y.d;
+      if (a.severity !== b.severity) return a.severity === 'warning' ? -1 : 1;
+      if (!a.subject !== !b.subject) return a.subject ? 1 : -1;
+      if (a.subject && b.subject) {
+        const s = a.subject;
+        const t = b.subject;
+        if (s.filename !== t.filename) {
+          if (depth(s.filename) !== depth(t.filename)) return depth(s.filename) - depth(t.filename);
+          return s.filename < t.filename ? -1 : 1;
+        }
+        if (s.start.byte !== t.start.byte) return s.start.byte - t.start.byte;
+        if (s.end.byte !== t.end.byte) return s.end.byte - t.end.byte;
+      }
+      return x.i - y.i;
+    })
+    .map((x) => x.d);
+}
+
+interface InitArgs {
+  json: boolean;
+  color: boolean;
+  upgrade: boolean;
+  getModules: boolean;
+  backend: boolean;
+  lockfileReadonly: boolean;
+  positional: string[];
+  flagError?: string;
+}
+
+const BOOL_FLAGS = new Set(['input', 'upgrade', 'reconfigure', 'migrate-state', 'force-copy', 'backend', 'get', 'lock', 'cloud', 'ignore-remote-version', 'no-color', 'json', 'verify-plugins', 'compact-warnings']);
+const VALUE_FLAGS = new Set(['lock-timeout', 'lockfile', 'plugin-dir', 'backend-config', 'from-module', 'test-directory', 'var', 'var-file', 'state', 'state-out', 'backup', 'get-plugins']);
+
+function parseBool(v: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
+  return undefined;
+}
+
+/** Go flag-package parsing of init's options (either one or two leading dashes, `-x=v` or `-x v`). */
+function parseArgs(args: string[]): InitArgs {
+  const r: InitArgs = { json: false, color: true, upgrade: false, getModules: true, backend: true, lockfileReadonly: false, positional: [] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      r.positional.push(...args.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      r.positional.push(...args.slice(i));
+      break;
+    }
+    const body = a.replace(/^--?/, '');
+    const eq = body.indexOf('=');
+    const name = eq < 0 ? body : body.slice(0, eq);
+    const value = eq < 0 ? undefined : body.slice(eq + 1);
+    if (BOOL_FLAGS.has(name)) {
+      const b = value === undefined ? true : parseBool(value);
+      if (b === undefined) {
+        r.flagError = `invalid boolean value ${JSON.stringify(value)} for -${name}: parse error`;
+        return r;
+      }
+      if (name === 'no-color') r.color = !b ? r.color : false;
+      else if (name === 'json') r.json = b;
+      else if (name === 'upgrade') r.upgrade = b;
+      else if (name === 'get') r.getModules = b;
+      else if (name === 'backend') r.backend = b;
+      continue;
+    }
+    if (VALUE_FLAGS.has(name)) {
+      let v = value;
+      if (v === undefined) {
+        if (i + 1 >= args.length) {
+          r.flagError = `flag needs an argument: -${name}`;
+          return r;
+        }
+        v = args[++i];
+      }
+      if (name === 'lockfile') r.lockfileReadonly = v === 'readonly';
+      continue;
+    }
+    r.flagError = `flag provided but not defined: -${name}`;
+    return r;
+  }
+  if (r.json) r.color = false;
+  return r;
+}
+
+/** configs.IsEmptyDir: no .tf / .tf.json files (override files count) in the directory. */
+function isEmptyDir(dir: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return true;
+  }
+  return !names.some((n) => (n.endsWith('.tf') || n.endsWith('.tf.json')) && !n.startsWith('.') && !n.startsWith('#') && !n.endsWith('~'));
+}
+
+function contextOfFrom(res: LoadResult): (r: Range) => string | undefined {
+  return (r: Range) => {
+    const off = r.start.byte - 1;
+    if (off < 0) return undefined;
+    for (const c of res.contexts) if (c.range.filename === r.filename && c.range.start.byte <= off && off < c.range.end.byte) return c.text;
+    return undefined;
+  };
+}
+
+/** The providers Foresight can install: re-exported for tests. */
+export function availableProviders(): AvailableProvider[] {
+  return foresightProviders();
+}
+
+export async function runInit(args: string[], io: InitIO): Promise<number> {
+  const a = parseArgs(args);
+  const view = new InitView(io, a.json, a.color);
+  if (a.flagError) {
+    view.diagnostics([error('Failed to parse command-line flags', a.flagError)]);
+    return 1;
+  }
+  if (a.positional.length > 0) {
+    view.diagnostics([error('Too many command line arguments. Did you mean to use -chdir?')]);
+    return 1;
+  }
+  const dir = io.cwd;
+  if (isEmptyDir(dir)) {
+    view.output('output_init_empty_message');
+    return 0;
+  }
+  const automation = !!io.env?.TF_IN_AUTOMATION;
+  const res = await loadModuleTree(dir);
+  view.setSources(res.sources, contextOfFrom(res));
+  const rootFiles = new Set(res.module.files);
+  const isRoot = (d: Diagnostic) => !d.subject || rootFiles.has(d.subject.filename);
+  // Terraform loads the root module early (backend and module installation) and again with the whole tree;
+  // decode diagnostics of root files come from both loads, syntax ones only once (the parser caches files).
+  const earlyDiags = res.diagnostics.filter(isRoot);
+  const childDiags = res.diagnostics.filter((d) => !isRoot(d) && d.summary !== 'Unreadable module directory' && d.summary !== 'Module not installed');
+  let header = false;
+  if (a.backend) {
+    view.output('initializing_backend_message');
+    header = true;
+  }
+  const diags: Diagnostic[] = [];
+  if (a.getModules && res.module.moduleCalls.size > 0) {
+    view.output(a.upgrade ? 'upgrading_modules_message' : 'initializing_modules_message');
+    header = true;
+    const inst = installLocalModules(dir, res.module, readModuleManifest(dir), a.upgrade);
+    for (const line of inst.installed) view.log(`- ${line}`);
+    try {
+      writeModuleManifest(dir, inst.records.values());
+    } catch (e) {
+      inst.diagnostics.push(error('Failed to update module manifest', `Unable to write the module manifest file: ${(e as Error).message}`));
+    }
+    if (hasErrors(inst.diagnostics)) {
+      const missing = [...res.module.moduleCalls.values()].filter((c) => inst.records.get(c.name)?.Dir === '');
+      const more = missing.map((c) =>
+        error('Unreadable module directory', `The directory  could not be read for module "${c.name}" at ${c.declRange.filename}:${c.declRange.start.line}.`),
+      );
+      view.diagnostics([...inst.diagnostics, ...more]);
+      return 1;
+    }
+  }
+  const versionDiags = checkCoreVersionRequirements(res.module, { sources: res.sources });
+  if (hasErrors(versionDiags)) {
+    view.diagnostics(versionDiags);
+    return 1;
+  }
+  if (hasErrors(earlyDiags)) {
+    const dup = earlyDiags.filter((d) => d.source !== 'syntax' && d.subject);
+    view.diagnostics([...earlyDiags, ...dup, error(INIT_CONFIG_ERROR)]);
+    return 1;
+  }
+  diags.push(...earlyDiags.filter((d) => d.severity === 'warning'));
+  const fullDiags = [...childDiags, ...checkRequiredProviderSources(res.module)];
+  if (hasErrors(fullDiags)) {
+    view.diagnostics([...diags, ...fullDiags, error(INIT_CONFIG_ERROR)]);
+    return 1;
+  }
+  diags.push(...fullDiags);
+
+  // Providers.
+  const reqs = treeRequirements(res.module);
+  const locks = await readLockFile(dir);
+  if (hasErrors(locks.diagnostics)) {
+    view.setSources(new Map([...res.sources, ...locks.sources]), contextOfFrom(res));
+    view.diagnostics([...diags, ...locks.diagnostics]);
+    return 1;
+  }
+  diags.push(...locks.diagnostics);
+  view.output('initializing_provider_plugin_message');
+  header = true;
+  // The installer reports built-in providers first, then the others (by address here; Terraform's order
+  // among them is map order).
+  const ordered = new Map(
+    [...reqs].sort((x, y) => Number(isBuiltIn(y[1].addr)) - Number(isBuiltIn(x[1].addr)) || compareProviders(x[1].addr, y[1].addr)),
+  );
+  const sel = selectProviders(ordered, availableProviders(), locks.providers, a.upgrade);
+  const chosen = new Map(sel.selections.map((s) => [providerString(s.addr), s]));
+  for (const [k, r] of ordered) {
+    const disp = providerForDisplay(r.addr);
+    if (isBuiltIn(r.addr)) {
+      if (chosen.has(k)) view.log(`- ${disp} is built in to Terraform`, `${disp} is built in to Terraform`);
+      continue;
+    }
+    const s = chosen.get(k);
+    const lockedV = locks.providers.get(k)?.version;
+    if (!a.upgrade && lockedV !== undefined) view.log(`- Reusing previous version of ${disp} from the dependency lock file`, `${disp}: Reusing previous version from the dependency lock file`);
+    else if (r.constraints.length) {
+      const c = providerConstraintsString(r.constraints);
+      view.log(`- Finding ${disp} versions matching ${JSON.stringify(c)}...`, `Finding matching versions for provider: ${disp}, version_constraint: ${JSON.stringify(c)}`);
+    } else view.log(`- Finding latest version of ${disp}...`, `${disp}: Finding latest version...`);
+    if (s?.version) view.log(`- Using ${disp} v${s.version} built in to Foresight`, `${disp} v${s.version}: Using the version built in to Foresight`);
+  }
+  if (hasErrors(sel.diagnostics)) {
+    view.diagnostics([...diags, ...sel.diagnostics]);
+    return 1;
+  }
+  const newLocks = new Map<string, ProviderLock>();
+  for (const s of sel.selections) {
+    if (isBuiltIn(s.addr) || !s.version) continue;
+    const k = providerString(s.addr);
+    const prev = locks.providers.get(k);
+    newLocks.set(k, { addr: s.addr, version: s.version, constraints: s.constraints, hashes: prev && prev.version === s.version ? prev.hashes : [] });
+  }
+  if (!locksEqual(newLocks, locks.providers)) {
+    if (a.lockfileReadonly) {
+      const sameAddrs = newLocks.size === locks.providers.size && [...newLocks.keys()].every((k) => locks.providers.has(k));
+      if (!sameAddrs) {
+        view.diagnostics([
+          ...diags,
+          error(
+            'Provider dependency changes detected',
+            'Changes to the required provider dependencies were detected, but the lock file is read-only. To use and record these requirements, run "terraform init" without the "-lockfile=readonly" flag.',
+          ),
+        ]);
+        return 1;
+      }
+    } else {
+      view.output(locks.providers.size === 0 ? 'lock_info' : 'dependencies_lock_changes_info');
+      try {
+        writeLockFile(dir, newLocks.values());
+      } catch (e) {
+        diags.push(error('Failed to update dependency lock file', `Error while writing new dependency lock information to ${join(dir, '.terraform.lock.hcl')}: ${(e as Error).message}.`));
+        view.diagnostics(diags);
+        return 1;
+      }
+    }
+  }
+  if (header) view.blank();
+  view.diagnostics(diags);
+  view.output('output_init_success_message');
+  if (!automation) view.output('output_init_success_cli_message');
+  return 0;
+}

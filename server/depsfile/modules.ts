@@ -1,0 +1,117 @@
+// The module manifest `.terraform/modules/modules.json` (Terraform's modsdir snapshot) and the local-module
+// "installation" that `init` / `get` perform. Terraform writes compact JSON {"Modules":[{Key, Source,
+// [Version], Dir}, ...]} with records sorted by key, the root module first as {"Key":"","Source":"","Dir":"."}.
+// Local sources are not copied: a record's Dir is the module's directory relative to the working directory
+// (path.Join of the parent's Dir and the source). Installation walks calls depth-first in name order, as
+// Terraform's config builder does, and reports each module it (re)records as "- KEY in DIR"; records whose
+// source is unchanged are kept silently unless upgrading. Only local sources ("./", "../") are supported:
+// Foresight never downloads, so other sources get an error diagnostic at the call's source.
+// Contract: nothing throws for bad input; file system writes happen only in writeModuleManifest.
+
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import type { Diagnostic } from '../diags/diagnostic';
+import { error } from '../diags/diagnostic';
+import type { Module } from '../config/model';
+
+export interface ModuleRecord {
+  Key: string;
+  Source: string;
+  Version?: string;
+  Dir: string;
+}
+
+export const MANIFEST_PATH = join('.terraform', 'modules', 'modules.json');
+
+/** Reads the manifest of `workDir`; undefined when absent or unreadable. */
+export function readModuleManifest(workDir: string): Map<string, ModuleRecord> | undefined {
+  try {
+    const doc = JSON.parse(readFileSync(join(workDir, MANIFEST_PATH), 'utf8')) as { Modules?: ModuleRecord[] };
+    const m = new Map<string, ModuleRecord>();
+    for (const r of doc.Modules ?? []) if (r && typeof r.Key === 'string') m.set(r.Key, r);
+    return m;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The manifest text Terraform writes (no trailing newline). */
+export function formatModuleManifest(records: Iterable<ModuleRecord>): string {
+  const list = [...records].sort((a, b) => (a.Key < b.Key ? -1 : a.Key > b.Key ? 1 : 0));
+  const out = list.map((r) => {
+    const o: Record<string, string> = { Key: r.Key, Source: r.Source };
+    if (r.Version) o.Version = r.Version;
+    o.Dir = r.Dir;
+    return o;
+  });
+  return JSON.stringify({ Modules: out }).replace(/[<>&]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+export function writeModuleManifest(workDir: string, records: Iterable<ModuleRecord>): void {
+  mkdirSync(join(workDir, '.terraform', 'modules'), { recursive: true });
+  writeFileSync(join(workDir, MANIFEST_PATH), formatModuleManifest(records));
+}
+
+export function isLocalSource(s: string): boolean {
+  return s.startsWith('./') || s.startsWith('../');
+}
+
+/** A local source address as Terraform normalises it (path cleaned, "./" kept). */
+export function normaliseLocalSource(s: string): string {
+  let c = posix.normalize(s);
+  if (c.endsWith('/') && c.length > 1) c = c.slice(0, -1);
+  if (!c.startsWith('../') && c !== '..' && !c.startsWith('./')) c = './' + c;
+  return c;
+}
+
+export interface InstallResult {
+  records: Map<string, ModuleRecord>;
+  /** "KEY in DIR" for each module recorded afresh, in installation order. */
+  installed: string[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Records the local modules called from `root` (loaded by config/load.ts from `workDir`), reusing `previous`
+ * records with an unchanged source unless `upgrade`.
+ */
+export function installLocalModules(workDir: string, root: Module, previous: ReadonlyMap<string, ModuleRecord> | undefined, upgrade: boolean): InstallResult {
+  const res: InstallResult = { records: new Map([['', { Key: '', Source: '', Dir: '.' }]]), installed: [], diagnostics: [] };
+  const walk = (mod: Module, keyPrefix: string, dir: string) => {
+    const calls = [...mod.moduleCalls.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const call of calls) {
+      if (call.source === undefined) continue;
+      const key = keyPrefix ? `${keyPrefix}.${call.name}` : call.name;
+      if (!isLocalSource(call.source)) {
+        res.diagnostics.push(
+          error(
+            'Unsupported module source',
+            `Foresight installs only local modules (sources starting with "./" or "../"); it does not download modules, so module "${call.name}" with source ${JSON.stringify(call.source)} cannot be installed.`,
+            call.sourceRange,
+          ),
+        );
+        continue;
+      }
+      const source = normaliseLocalSource(call.source);
+      const childDir = posix.join(dir, source);
+      let exists = false;
+      try {
+        exists = statSync(join(workDir, childDir)).isDirectory();
+      } catch {
+        exists = false;
+      }
+      const prev = previous?.get(key);
+      if (!exists) {
+        res.records.set(key, { Key: key, Source: source, Dir: '' });
+        res.installed.push(`${key} in`);
+        res.diagnostics.push(error('Unreadable module directory', `Unable to evaluate directory symlink: lstat ${childDir}: no such file or directory`));
+        continue;
+      }
+      res.records.set(key, { Key: key, Source: source, Dir: childDir });
+      if (upgrade || !prev || prev.Source !== source || prev.Dir !== childDir) res.installed.push(`${key} in ${childDir}`);
+      if (call.module) walk(call.module, key, childDir);
+    }
+  };
+  walk(root, '', '.');
+  return res;
+}

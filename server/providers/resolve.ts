@@ -1,0 +1,258 @@
+// Provider resolution for a loaded module tree, as Terraform's configs package does it:
+//   - local names map to source addresses through `required_providers` (a bare or missing source gives the
+//     implied address: hashicorp/<name> on registry.terraform.io, terraform.io/builtin/terraform for
+//     "terraform");
+//   - every resource, data source and provider block needs a provider: its `provider = name[.alias]`
+//     argument, else the resource type's prefix (`random_id` -> "random");
+//   - `providers = { child = parent.alias }` in module calls passes configurations into children;
+//   - requirements per module (ProviderRequirementsByModule, printed by `terraform providers`) and for the
+//     whole tree (ProviderRequirements, installed by `init`), version constraints from required_providers
+//     and from deprecated provider-block `version` arguments;
+//   - availability: a provider Foresight does not have, or whose version does not meet the constraints,
+//     gets an error diagnostic at the required_providers entry (or the first resource / provider block that
+//     implies it) listing the providers Foresight has.
+// Contract: pure functions of the model; diagnostics, never exceptions. The list of available providers is
+// passed in (the registry of built-in providers owns it).
+
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import { error } from '../diags/diagnostic';
+import type { Module, ProviderConfig, Resource } from '../config/model';
+import type { ProviderAddr } from '../addrs/provider';
+import {
+  UNKNOWN_NAMESPACE,
+  compareProviders,
+  impliedProvider,
+  isAddrError,
+  isBuiltIn,
+  parseProviderSource,
+  providerForDisplay,
+  providerString,
+  resourceTypeProviderName,
+} from '../addrs/provider';
+import type { ProviderConstraint } from '../versions/provider';
+import { newestMeeting, parseProviderConstraints, providerConstraintsString } from '../versions/provider';
+import { parseCoreConstraints } from '../versions/core';
+
+/** A provider Foresight can use: its address and the versions it offers (none for terraform.io/builtin). */
+export interface AvailableProvider {
+  addr: ProviderAddr;
+  versions: string[];
+}
+
+export interface Requirement {
+  addr: ProviderAddr;
+  constraints: ProviderConstraint[];
+  /** Where the requirement comes from (required_providers entry, resource type, provider block). */
+  range?: Range;
+}
+
+export interface ModuleRequirements {
+  /** "" for the root, else "module.a.module.b". */
+  path: string;
+  /** By fully qualified address, in first-seen order. */
+  requirements: Map<string, Requirement>;
+  /** Child module calls by name. */
+  children: Map<string, ModuleRequirements>;
+}
+
+/** A resource's provider configuration: fully qualified provider, local name, alias. */
+export interface ResolvedProviderConfig {
+  addr: ProviderAddr;
+  localName: string;
+  alias?: string;
+}
+
+/** The address required_providers maps `localName` to, or the implied one. */
+export function providerForLocalName(mod: Module, localName: string): ProviderAddr {
+  for (const tb of mod.terraform)
+    for (const rp of tb.requiredProviders) {
+      if (rp.name !== localName) continue;
+      if (rp.source === undefined) return impliedProvider(localName);
+      const p = parseProviderSource(rp.source);
+      if (isAddrError(p)) return impliedProvider(localName);
+      if (p.namespace === UNKNOWN_NAMESPACE) return { ...p, namespace: 'hashicorp' };
+      return p;
+    }
+  return impliedProvider(localName);
+}
+
+/** The provider configuration a resource uses (its `provider` argument or its type's prefix). */
+export function resourceProviderConfig(mod: Module, r: Resource): ResolvedProviderConfig {
+  const localName = r.provider?.name ?? resourceTypeProviderName(r.type);
+  return { addr: providerForLocalName(mod, localName), localName, alias: r.provider?.alias };
+}
+
+/** The provider a provider block configures. */
+export function providerBlockAddr(mod: Module, p: ProviderConfig): ProviderAddr {
+  return providerForLocalName(mod, p.name);
+}
+
+/** Diagnostics for `source` strings of required_providers entries (Terraform's parser messages). */
+export function checkRequiredProviderSources(mod: Module): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  for (const tb of mod.terraform)
+    for (const rp of tb.requiredProviders) {
+      if (rp.source !== undefined) {
+        const p = parseProviderSource(rp.source);
+        if (isAddrError(p)) diags.push(error(p.summary, p.detail, rp.range));
+      }
+      if (rp.version !== undefined && !parseCoreConstraints(rp.version))
+        diags.push(error('Invalid version constraint', 'This string does not use correct version constraint syntax.', rp.range));
+    }
+  for (const call of mod.moduleCalls.values()) if (call.module) diags.push(...checkRequiredProviderSources(call.module));
+  return diags;
+}
+
+function constraintsOf(text: string | undefined): ProviderConstraint[] {
+  if (text === undefined) return [];
+  const cs = parseProviderConstraints(text);
+  return 'error' in cs ? [] : cs;
+}
+
+/** Requirements of one module, not including its children (configs.Module's provider requirements). */
+export function moduleOwnRequirements(mod: Module): Map<string, Requirement> {
+  const reqs = new Map<string, Requirement>();
+  const add = (addr: ProviderAddr, constraints: ProviderConstraint[], range?: Range) => {
+    const k = providerString(addr);
+    const cur = reqs.get(k);
+    if (cur) cur.constraints.push(...constraints);
+    else reqs.set(k, { addr, constraints: [...constraints], range });
+  };
+  for (const tb of mod.terraform)
+    for (const rp of tb.requiredProviders) add(providerForLocalName(mod, rp.name), constraintsOf(rp.version), rp.range);
+  const resources: Resource[] = [...mod.resources, ...mod.checks.flatMap((c) => c.data)];
+  for (const r of resources) {
+    const addr = resourceProviderConfig(mod, r).addr;
+    if (!reqs.has(providerString(addr))) add(addr, [], r.typeRange);
+  }
+  for (const p of mod.providers) {
+    const addr = providerBlockAddr(mod, p);
+    const ver = p.body.attributes.find((a) => a.name === 'version');
+    const extra = ver && ver.expr.shape === 'string' && typeof ver.expr.literal === 'string' ? constraintsOf(ver.expr.literal) : [];
+    add(addr, extra, p.nameRange);
+  }
+  return reqs;
+}
+
+/** ProviderRequirementsByModule: the tree `terraform providers` prints. */
+export function requirementsByModule(mod: Module): ModuleRequirements {
+  const children = new Map<string, ModuleRequirements>();
+  for (const call of mod.moduleCalls.values()) if (call.module) children.set(call.name, requirementsByModule(call.module));
+  return { path: mod.path, requirements: moduleOwnRequirements(mod), children };
+}
+
+/** ProviderRequirements: every module's requirements merged (constraints concatenated). */
+export function treeRequirements(mod: Module): Map<string, Requirement> {
+  const out = new Map<string, Requirement>();
+  const visit = (m: ModuleRequirements) => {
+    for (const [k, r] of m.requirements) {
+      const cur = out.get(k);
+      if (cur) cur.constraints.push(...r.constraints);
+      else out.set(k, { addr: r.addr, constraints: [...r.constraints], range: r.range });
+    }
+    for (const c of m.children.values()) visit(c);
+  };
+  visit(requirementsByModule(mod));
+  return out;
+}
+
+/** The text Terraform prints for a module's requirements tree (`terraform providers`), without the heading. */
+export function formatRequirementsTree(root: ModuleRequirements): string {
+  // treeprint: "." root, children "├── " / "└── ", continuation "│   " / "    ".
+  const lines: string[] = ['.'];
+  const node = (m: ModuleRequirements, prefix: string) => {
+    const items: { label: string; child?: ModuleRequirements }[] = [];
+    const reqs = [...m.requirements.values()].sort((a, b) => compareProviders(a.addr, b.addr));
+    for (const r of reqs) {
+      const v = providerConstraintsString(r.constraints);
+      items.push({ label: `provider[${providerString(r.addr)}]${v ? ' ' + v : ''}` });
+    }
+    for (const name of [...m.children.keys()].sort()) items.push({ label: `module.${name}`, child: m.children.get(name)! });
+    items.forEach((it, i) => {
+      const last = i === items.length - 1;
+      lines.push(prefix + (last ? '└── ' : '├── ') + it.label);
+      if (it.child) node(it.child, prefix + (last ? '    ' : '│   '));
+    });
+  };
+  node(root, '');
+  return lines.join('\n') + '\n';
+}
+
+export interface Selection {
+  addr: ProviderAddr;
+  constraints: ProviderConstraint[];
+  /** undefined for built-in providers (no version of their own). */
+  version?: string;
+}
+
+/**
+ * Chooses a version of each required provider among `available`: the locked version when it is available
+ * and still meets the constraints (unless `upgrade`), else the newest meeting them. Providers that are not
+ * available, or have no acceptable version, get diagnostics at their requirement's range.
+ */
+export function selectProviders(
+  reqs: ReadonlyMap<string, Requirement>,
+  available: readonly AvailableProvider[],
+  locked: ReadonlyMap<string, { version: string }>,
+  upgrade: boolean,
+): { selections: Selection[]; diagnostics: Diagnostic[] } {
+  const selections: Selection[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const have = [...available].sort((a, b) => compareProviders(a.addr, b.addr));
+  const list = have.map((a) => `  - ${providerForDisplay(a.addr)}${a.versions.length ? ' ' + a.versions.join(', ') : ''}`).join('\n');
+  for (const [k, r] of reqs) {
+    const a = available.find((x) => providerString(x.addr) === k);
+    if (!a) {
+      diagnostics.push(
+        error(
+          'Provider not available in Foresight',
+          `This configuration requires provider ${providerForDisplay(r.addr)}, which Foresight does not have. Foresight does not download providers; it can use only the providers built into it:\n${list}`,
+          r.range,
+        ),
+      );
+      continue;
+    }
+    if (isBuiltIn(r.addr)) {
+      if (r.constraints.length)
+        diagnostics.push(
+          error(
+            'Invalid dependency on built-in provider',
+            `Cannot use ${providerForDisplay(r.addr)}: built-in providers do not have versions, so version constraints are not allowed.`,
+            r.range,
+          ),
+        );
+      selections.push({ addr: r.addr, constraints: r.constraints });
+      continue;
+    }
+    const lockedVersion = locked.get(k)?.version;
+    let version: string | undefined;
+    if (!upgrade && lockedVersion !== undefined) {
+      version = newestMeeting(a.versions.filter((v) => v === lockedVersion), r.constraints);
+      if (version === undefined) {
+        const inConstraints = newestMeeting([lockedVersion], r.constraints) !== undefined;
+        diagnostics.push(
+          error(
+            'Failed to query available provider packages',
+            inConstraints
+              ? `Could not retrieve the list of available versions for provider ${providerForDisplay(r.addr)}: locked provider ${k} ${lockedVersion} is not available in Foresight, which has version(s) ${a.versions.join(', ')}. To select one of those, run "terraform init -upgrade".`
+              : `Could not retrieve the list of available versions for provider ${providerForDisplay(r.addr)}: locked provider ${k} ${lockedVersion} does not match configured version constraint ${providerConstraintsString(r.constraints)}; must use terraform init -upgrade to allow selection of new versions`,
+            r.range,
+          ),
+        );
+        continue;
+      }
+    } else version = newestMeeting(a.versions, r.constraints);
+    if (version === undefined) {
+      diagnostics.push(
+        error(
+          'Failed to query available provider packages',
+          `Could not retrieve the list of available versions for provider ${providerForDisplay(r.addr)}: no available releases match the given constraints ${providerConstraintsString(r.constraints)}\n\nForesight has ${providerForDisplay(r.addr)} version(s) ${a.versions.join(', ')} built in.`,
+          r.range,
+        ),
+      );
+      continue;
+    }
+    selections.push({ addr: r.addr, constraints: r.constraints, version });
+  }
+  return { selections, diagnostics };
+}
