@@ -1,0 +1,568 @@
+// The apply walk (Terraform's Context.Apply with the apply graph): the configuration graph of the plan walk plus
+// destroy nodes, re-evaluation of each resource's configuration with the values learned so far, the second
+// PlanResourceChange and its compatibility check with the saved plan, ApplyResourceChange and its result check,
+// state written through SyncState as each object completes (the local backend's journal makes it durable).
+//
+// Ordering (DestroyEdgeTransformer's rules, as graph edges):
+// - `destroy` node of R (pure deletes: orphans, -destroy, deposed objects of create_before_destroy replacements)
+//   runs after the destroy nodes of every resource that depends on R (state dependencies), after the apply of every
+//   resource whose prior state depends on R, and after R's own apply when R has create_before_destroy replacements.
+// - `replace-destroy` node of R (the delete half of delete-then-create) runs before R's apply and after the
+//   destroy nodes of R's dependents.
+//
+// Failures: a failed create leaves the object the provider returned as tainted; a create_before_destroy create that
+// fails restores the deposed object as current when no new object exists; dependents of a failed node are skipped.
+// Cancellation (`signal`): no new nodes start; running provider calls finish and are persisted.
+
+import type { Diagnostic } from '../diags/diagnostic';
+import { error } from '../diags/diagnostic';
+import type { Module } from '../config/model';
+import { resourceKey as configResourceKey } from '../config/model';
+import { evaluate } from '../lang/eval';
+import { Value } from '../lang/value';
+import { walk } from '../graph/graph';
+import { assertObjectCompatible, inconsistentFinalPlanDiagnostics, inconsistentResultDiagnostics } from '../plans/objchange/compatible';
+import { valueConformsToSchema } from '../plans/objchange/conformance';
+import { proposedNew } from '../plans/objchange/proposed';
+import type { Action, Plan, ResourceInstanceChange } from '../plans/plan';
+import { markWithPaths, unmarkDeepWithPaths } from '../providers/marks';
+import { DEFAULT_CLIENT_CAPABILITIES } from '../providers/provider';
+import type { Schema } from '../providers/schema';
+import { impliedType } from '../providers/schema';
+import type { ChangeListener, InstanceAddr, State } from '../states/state';
+import { instanceAddrString, instanceKeyString, resourceKey, SyncState } from '../states/state';
+import { marshal, marshalType } from './ctyjson';
+import { decodeBody } from './decode';
+import type { Hooks } from './hooks';
+import type { ModuleInstance, Node, ProviderFactory, ResourceValues } from './context';
+import {
+  buildConfigGraph,
+  configResourceAddr,
+  cycleDiagnostics,
+  decodeObject,
+  encodeObject,
+  expansionKeys,
+  instAddr,
+  markObject,
+  nodeKey,
+  privateBytes,
+  repetitionFor,
+  staticPath,
+  WalkContext,
+} from './context';
+import { fqnOfProviderAddr, preventDestroyDiag } from './planner';
+
+export interface ApplyOptions {
+  config: Module;
+  providers: ProviderFactory;
+  cwd: string;
+  workspace?: string;
+  parallelism?: number;
+  hooks?: Hooks;
+  /** Receives every state change as it happens (the local backend's journal). */
+  listener?: ChangeListener;
+  signal?: AbortSignal;
+}
+
+export interface ApplyResult {
+  state: State;
+  diagnostics: Diagnostic[];
+}
+
+const hasErr = (ds: readonly Diagnostic[]) => ds.some((d) => d.severity === 'error');
+
+class Applier {
+  readonly ctx: WalkContext;
+  readonly sync: SyncState;
+  readonly hooks: Hooks;
+  /** node key -> changes it applies */
+  readonly byNode = new Map<string, ResourceInstanceChange[]>();
+  readonly changeByAddr = new Map<string, ResourceInstanceChange>();
+  /** deposed keys created during this apply for create_before_destroy, by instance address */
+  readonly newDeposed = new Map<string, string>();
+
+  constructor(
+    readonly plan: Plan,
+    readonly opts: ApplyOptions,
+    readonly built: ReturnType<typeof buildConfigGraph>,
+  ) {
+    this.hooks = opts.hooks ?? {};
+    this.ctx = new WalkContext(
+      { root: opts.config, cwd: opts.cwd, workspace: opts.workspace ?? 'default', providers: opts.providers, parallelism: opts.parallelism ?? 10, hooks: this.hooks, signal: opts.signal, planning: false },
+      built,
+    );
+    this.sync = new SyncState(plan.priorState.deepCopy(), opts.listener);
+    this.ctx.state = this.sync.state;
+    for (const c of plan.changes) if (c.deposedKey === undefined) this.changeByAddr.set(instanceAddrString(c.addr), c);
+  }
+
+  get diagnostics(): Diagnostic[] {
+    return this.ctx.diagnostics;
+  }
+
+  schema(c: ResourceInstanceChange): Schema | undefined {
+    return this.ctx.schemaOf(fqnOfProviderAddr(c.providerAddr), c.addr.mode, c.addr.type);
+  }
+
+  // ---- graph --------------------------------------------------------------------------------------------------
+
+  /** Adds destroy nodes and their edges to the configuration graph. */
+  addDestroyNodes(): void {
+    const g = this.built.graph;
+    const depsOf = new Map<string, Set<string>>(); // abs resource addr -> resources it depends on (state + config)
+    for (const [m, rs] of this.sync.state.allResources()) {
+      const a = configResourceAddr(staticPath(m.addr), resourceKey(rs));
+      const s = depsOf.get(a) ?? new Set<string>();
+      for (const is of rs.instances.values()) {
+        for (const d of is.current?.dependencies ?? []) s.add(d);
+        for (const o of is.deposed.values()) for (const d of o.dependencies) s.add(d);
+      }
+      depsOf.set(a, s);
+    }
+    for (const [a, ds] of this.built.resourceDeps) {
+      const s = depsOf.get(a) ?? new Set<string>();
+      for (const d of ds) s.add(d);
+      depsOf.set(a, s);
+    }
+    const destroyKey = (a: string) => nodeKey('destroy', '', a);
+    const replaceKey = (a: string) => nodeKey('replace-destroy', '', a);
+    const cbd = new Set<string>();
+    for (const c of this.plan.changes) {
+      const a = configResourceAddr(staticPath(c.addr.module), resourceKey(c.addr));
+      const fqn = fqnOfProviderAddr(c.providerAddr);
+      const provKey = nodeKey('provider', '', fqn);
+      const resNode = this.built.resourceNodes.get(a);
+      let k: string | undefined;
+      if (c.action === 'Delete' || c.action === 'Forget') k = destroyKey(a);
+      else if (c.action === 'DeleteThenCreate') {
+        k = replaceKey(a);
+        if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, replace: true });
+        this.push(k, c);
+        if (resNode) this.push(resNode, c);
+        continue;
+      } else if (c.action === 'CreateThenDelete') {
+        cbd.add(a);
+        k = destroyKey(a);
+        if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, replace: false });
+        if (resNode) this.push(resNode, c);
+        this.push(k, c);
+        continue;
+      } else {
+        if (resNode) this.push(resNode, c);
+        continue;
+      }
+      if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, replace: false });
+      if (g.has(provKey)) g.connect(k, provKey);
+      this.push(k, c);
+    }
+    // Edges.
+    for (const [k, n] of [...g.entries()]) {
+      if (n.kind !== 'destroy') continue;
+      const provKey = nodeKey('provider', '', n.fqn);
+      if (g.has(provKey)) g.connect(k, provKey);
+      const r = n.absAddr;
+      const res = this.built.resourceNodes.get(r);
+      if (n.replace) {
+        if (res) g.connect(res, k);
+      } else if (res && cbd.has(r)) g.connect(k, res);
+      for (const [x, ds] of depsOf) {
+        if (!ds.has(r) || x === r) continue;
+        if (g.has(destroyKey(x))) g.connect(k, destroyKey(x));
+        if (g.has(replaceKey(x))) g.connect(k, replaceKey(x));
+        const xr = this.built.resourceNodes.get(x);
+        if (!n.replace && xr && g.has(xr)) g.connect(k, xr);
+      }
+    }
+  }
+
+  private push(k: string, c: ResourceInstanceChange): void {
+    const l = this.byNode.get(k) ?? [];
+    l.push(c);
+    this.byNode.set(k, l);
+  }
+
+  // ---- execution ----------------------------------------------------------------------------------------------
+
+  async exec(key: string, n: Node): Promise<boolean> {
+    switch (n.kind) {
+      case 'provider':
+        return this.ctx.configureProvider(n);
+      case 'var':
+        return this.ctx.evalVariable(n);
+      case 'local':
+        return this.ctx.evalLocal(n);
+      case 'module':
+        return this.ctx.expandModule(n);
+      case 'module-close':
+      case 'check':
+        return true;
+      case 'output':
+        return this.applyOutput(n);
+      case 'resource':
+        return this.applyResource(key, n);
+      case 'destroy':
+        return this.applyDestroys(key, n);
+    }
+  }
+
+  private applyOutput(n: Extract<Node, { kind: 'output' }>): boolean {
+    const o = n.mod.outputs.get(n.name)!;
+    const diags: Diagnostic[] = [];
+    for (const inst of this.ctx.instancesOf(n.path)) {
+      if (this.plan.uiMode === 'destroy') {
+        if (inst.addr === '') this.sync.setOutputValue(n.name, null);
+        continue;
+      }
+      const v = o.value ? this.ctx.eval(o.value.ast, inst, {}, diags) : Value.null();
+      inst.outputs.set(n.name, v);
+      if (inst.addr !== '' || hasErr(diags)) continue;
+      const [u] = v.unmarkDeep();
+      if (u.isNull) this.sync.setOutputValue(n.name, null);
+      else if (u.isWhollyKnown) this.sync.setOutputValue(n.name, { valueJSON: marshal(u), typeJSON: marshalType(u.type), sensitive: o.sensitive });
+    }
+    this.diagnostics.push(...diags);
+    return !hasErr(diags);
+  }
+
+  private async applyResource(key: string, n: Extract<Node, { kind: 'resource' }>): Promise<boolean> {
+    const r = n.res;
+    const schema = this.ctx.schemaOf(n.fqn, r.mode, r.type);
+    if (!schema) return false;
+    const changes = new Map<string, ResourceInstanceChange>();
+    for (const c of this.byNode.get(key) ?? []) if (c.deposedKey === undefined) changes.set(instanceAddrString(c.addr), c);
+    const diags: Diagnostic[] = [];
+    const tasks: Promise<boolean>[] = [];
+    for (const inst of this.ctx.instancesOf(n.path)) {
+      const e = this.plan.uiMode === 'destroy' ? { kind: 'single' as const } : this.ctx.expand(inst, r.count, r.forEach, diags);
+      const rv: ResourceValues = { expansion: e, instances: new Map() };
+      inst.resources.set(configResourceKey(r), rv);
+      for (const k of expansionKeys(e)) {
+        const addr = instAddr(inst.addr, r, k);
+        const c = changes.get(instanceAddrString(addr));
+        const ks = instanceKeyString(k);
+        if (!c || c.action === 'NoOp' || c.action === 'Delete' || c.action === 'Forget') {
+          const o = this.sync.state.object(addr);
+          const v = o ? decodeObject(o, schema) : undefined;
+          if (v) rv.instances.set(ks, v);
+          continue;
+        }
+        tasks.push(
+          this.applyInstance(n, inst, addr, c, schema, diags, repetitionFor(e, k)).then((v) => {
+            if (v) rv.instances.set(ks, v);
+            return v !== undefined;
+          }),
+        );
+      }
+    }
+    const res = await Promise.all(tasks);
+    this.diagnostics.push(...diags);
+    return res.every((x) => x) && !hasErr(diags);
+  }
+
+  private async applyInstance(
+    n: Extract<Node, { kind: 'resource' }>,
+    inst: ModuleInstance,
+    addr: InstanceAddr,
+    c: ResourceInstanceChange,
+    schema: Schema,
+    outDiags: Diagnostic[],
+    rep: ReturnType<typeof repetitionFor>,
+  ): Promise<Value | undefined> {
+    const r = n.res;
+    const diags: Diagnostic[] = [];
+    const p = this.ctx.providers.get(n.fqn)!;
+    const block = schema.block;
+    const nullObj = Value.null(impliedType(block));
+    const addrStr = instanceAddrString(addr);
+    const config = decodeBody(r.config, block, this.ctx.scope(inst, rep), diags);
+    if (hasErr(diags)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    const { value: unmarkedConfig, marks: configMarks } = unmarkDeepWithPaths(config);
+
+    if (c.action === 'Read') {
+      this.hooks.preApply?.(addr, undefined, 'Read', c.before, c.after);
+      const resp = await this.ctx.sem.run(() => p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
+      diags.push(...resp.diagnostics);
+      const failed = hasErr(resp.diagnostics);
+      const v = failed ? nullObj : markObject(markWithPaths(resp.state, configMarks), schema);
+      this.hooks.postApply?.(addr, undefined, 'Read', v, failed);
+      if (!failed) this.sync.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), c.providerAddr);
+      outDiags.push(...diags);
+      return failed ? undefined : v;
+    }
+
+    const replacing = c.action === 'DeleteThenCreate' || c.action === 'CreateThenDelete';
+    const cbd = c.action === 'CreateThenDelete';
+    // The prior object as the walk sees it now (a delete-then-create's old object is already gone).
+    const curSrc = this.sync.state.object(addr);
+    const prior = replacing ? nullObj : curSrc ? decodeObject(curSrc, schema) ?? nullObj : nullObj;
+    const unmarkedPrior = unmarkDeepWithPaths(prior).value;
+    const priorPrivate = replacing ? new Uint8Array() : privateBytes(curSrc);
+
+    // The second plan, with everything known so far.
+    const plannedBefore = unmarkDeepWithPaths(c.after).value;
+    const proposed = proposedNew(block, unmarkedPrior, ignoreChangesFromPlan(unmarkedConfig, plannedBefore, r.lifecycle?.ignoreChanges, unmarkedPrior));
+    const pr = await this.ctx.sem.run(() =>
+      p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: unmarkedConfig, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
+    );
+    diags.push(...pr.diagnostics);
+    if (hasErr(pr.diagnostics)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    const planned = pr.plannedState;
+    if (!pr.legacyTypeSystem) {
+      const errs = assertObjectCompatible(block, plannedBefore, planned);
+      if (errs.length) {
+        diags.push(...inconsistentFinalPlanDiagnostics(errs, addrStr, n.fqn));
+        outDiags.push(...diags);
+        return undefined;
+      }
+    }
+
+    let deposedKey: string | undefined;
+    if (cbd) {
+      deposedKey = this.sync.deposeResourceInstanceObject(addr);
+      if (deposedKey) this.newDeposed.set(addrStr, deposedKey);
+    }
+    const action: Action = replacing ? 'Create' : c.action;
+    this.hooks.preApply?.(addr, undefined, action, prior, markObject(markWithPaths(planned, configMarks), schema));
+    const resp = await this.ctx.sem.run(() =>
+      p.provider.applyResourceChange({ typeName: r.type, priorState: unmarkedPrior, plannedState: planned, config: unmarkedConfig, plannedPrivate: pr.plannedPrivate }),
+    );
+    diags.push(...resp.diagnostics);
+    let failed = hasErr(resp.diagnostics);
+    let newVal = resp.newState;
+    if (!failed && !newVal.isNull) {
+      const conf = valueConformsToSchema(block, newVal);
+      if (conf.length) {
+        diags.push(
+          ...conf.map((e) =>
+            error('Provider produced invalid object', `Provider ${JSON.stringify(n.fqn)} produced an invalid value after apply for ${addrStr}. The result cannot not be saved in the Terraform state.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker.`, undefined, { attributePath: undefined }),
+          ),
+        );
+        void e0(conf);
+        failed = true;
+        newVal = nullObj;
+      }
+    }
+    if (!failed && !resp.legacyTypeSystem && !newVal.isNull) {
+      const errs = assertObjectCompatible(block, planned, newVal);
+      if (errs.length) diags.push(...inconsistentResultDiagnostics(errs, addrStr, c.providerAddr));
+    }
+    const marked = newVal.isNull ? newVal : markObject(markWithPaths(newVal, configMarks), schema);
+    this.hooks.postApply?.(addr, undefined, action, marked, failed);
+    const deps = this.built.resourceDeps.get(configResourceAddr(staticPath(addr.module), resourceKey(addr))) ?? [];
+    const cbdFlag = cbd || isTrue(r.lifecycle?.createBeforeDestroy?.text);
+    if (!newVal.isNull) {
+      this.sync.setResourceInstanceCurrent(
+        addr,
+        encodeObject(marked, schema, { status: failed && (c.action === 'Create' || replacing) ? 'tainted' : 'ready', dependencies: deps, createBeforeDestroy: cbdFlag, private: resp.private }),
+        c.providerAddr,
+      );
+    } else if (failed && !replacing && c.action === 'Update') {
+      // Update failed without a new object: keep the prior object.
+    } else if (failed && cbd && deposedKey) {
+      // The replacement failed: restore the deposed object as current.
+      const dep = this.sync.state.object(addr, deposedKey);
+      if (dep && !this.sync.state.object(addr)) {
+        this.sync.setResourceInstanceDeposed(addr, deposedKey, null, c.providerAddr);
+        this.sync.setResourceInstanceCurrent(addr, dep, c.providerAddr);
+        this.newDeposed.delete(addrStr);
+      }
+    } else if (!failed) {
+      this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
+    }
+    if (!failed) {
+      const pdiags: Diagnostic[] = [];
+      for (const pc of r.lifecycle?.postconditions ?? []) this.checkPostcondition(pc, inst, rep, pdiags, marked);
+      diags.push(...pdiags);
+    }
+    outDiags.push(...diags);
+    return failed || hasErr(diags) ? undefined : marked;
+  }
+
+  private checkPostcondition(
+    c: { condition?: { ast: import('../lang/ast').Expr; range: import('../diags/diagnostic').Range }; errorMessage?: { ast: import('../lang/ast').Expr } },
+    inst: ModuleInstance,
+    rep: ReturnType<typeof repetitionFor>,
+    diags: Diagnostic[],
+    self: Value,
+  ): void {
+    if (!c.condition) return;
+    const scope = this.ctx.scope(inst, rep, self);
+    const r = evaluate(c.condition.ast, scope);
+    if (hasErr(r.diagnostics)) {
+      diags.push(...r.diagnostics);
+      return;
+    }
+    const [u] = r.value.unmarkDeep();
+    if (!u.isKnown || (u.type.kind === 'bool' && !u.isNull && u.bool)) return;
+    let msg = '';
+    if (c.errorMessage) {
+      const m = evaluate(c.errorMessage.ast, scope);
+      if (m.value.isKnown && !m.value.isNull && m.value.type.kind === 'string') msg = m.value.unmarkDeep()[0].str;
+    }
+    diags.push(error('Resource postcondition failed', msg, c.condition.range));
+  }
+
+  private async applyDestroys(key: string, n: Extract<Node, { kind: 'destroy' }>): Promise<boolean> {
+    const changes = this.byNode.get(key) ?? [];
+    const diags: Diagnostic[] = [];
+    const results = await Promise.all(changes.map((c) => this.destroyOne(c, n, diags)));
+    this.diagnostics.push(...diags);
+    return results.every((x) => x);
+  }
+
+  private async destroyOne(c: ResourceInstanceChange, n: Extract<Node, { kind: 'destroy' }>, diags: Diagnostic[]): Promise<boolean> {
+    const addr = c.addr;
+    const addrStr = instanceAddrString(addr);
+    let deposedKey = c.deposedKey;
+    if (c.action === 'CreateThenDelete') {
+      deposedKey = this.newDeposed.get(addrStr);
+      if (!deposedKey) return true; // the replacement failed and the old object was restored, or nothing to do
+    }
+    const schema = this.schema(c);
+    const e = this.ctx.providers.get(n.fqn);
+    if (!schema || !e) return false;
+    const src = this.sync.state.object(addr, deposedKey);
+    if (!src) return true;
+    if (c.action === 'Forget') {
+      if (deposedKey) this.sync.setResourceInstanceDeposed(addr, deposedKey, null, c.providerAddr);
+      else this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
+      return true;
+    }
+    const prior = decodeObject(src, schema) ?? c.before;
+    const unmarkedPrior = unmarkDeepWithPaths(prior).value;
+    const nullObj = Value.null(impliedType(schema.block));
+    this.hooks.preApply?.(addr, deposedKey, 'Delete', prior, nullObj);
+    let planned = nullObj;
+    let plannedPrivate = privateBytes(src);
+    if (e.schema.serverCapabilities.planDestroy) {
+      const pr = await this.ctx.sem.run(() =>
+        e.provider.planResourceChange({ typeName: addr.type, priorState: unmarkedPrior, proposedNewState: nullObj, config: nullObj, priorPrivate: plannedPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
+      );
+      diags.push(...pr.diagnostics);
+      if (hasErr(pr.diagnostics)) {
+        this.hooks.postApply?.(addr, deposedKey, 'Delete', prior, true);
+        return false;
+      }
+      planned = pr.plannedState;
+      plannedPrivate = pr.plannedPrivate;
+    }
+    const resp = await this.ctx.sem.run(() =>
+      e.provider.applyResourceChange({ typeName: addr.type, priorState: unmarkedPrior, plannedState: planned, config: nullObj, plannedPrivate }),
+    );
+    diags.push(...resp.diagnostics);
+    const failed = hasErr(resp.diagnostics);
+    this.hooks.postApply?.(addr, deposedKey, 'Delete', failed ? prior : nullObj, failed);
+    if (failed) {
+      // The object survives; keep it (as it was, or as the provider returned it).
+      if (!resp.newState.isNull) {
+        const keep = encodeObject(markObject(resp.newState, schema), schema, { status: src.status, dependencies: src.dependencies, createBeforeDestroy: src.createBeforeDestroy, private: resp.private });
+        if (deposedKey) this.sync.setResourceInstanceDeposed(addr, deposedKey, keep, c.providerAddr);
+        else this.sync.setResourceInstanceCurrent(addr, keep, c.providerAddr);
+      }
+      return false;
+    }
+    if (deposedKey) this.sync.setResourceInstanceDeposed(addr, deposedKey, null, c.providerAddr);
+    else this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
+    return true;
+  }
+}
+
+function e0(x: unknown): void {
+  void x;
+}
+
+function isTrue(text: string | undefined): boolean {
+  return text?.trim() === 'true';
+}
+
+/** ignore_changes during apply: the plan already carries the kept values, so ignored paths keep the planned ones. */
+function ignoreChangesFromPlan(config: Value, planned: Value, ic: unknown, prior: Value): Value {
+  void planned;
+  void prior;
+  if (!ic) return config;
+  if (ic === 'all') {
+    if (prior.isNull) return config;
+    const m = new Map<string, Value>();
+    for (const [k, v] of config.entries) m.set(k, prior.entries.get(k) ?? v);
+    return Value.raw(config.type, m);
+  }
+  if (prior.isNull) return config;
+  let out = config;
+  for (const e of ic as { refs: { root: string; steps: { kind: string; name?: string }[] }[] }[]) {
+    const ref = e.refs[0];
+    if (!ref) continue;
+    const steps = [ref.root, ...ref.steps.filter((s) => s.kind === 'attr').map((s) => s.name!)];
+    out = replaceAt(out, prior, steps);
+  }
+  return out;
+}
+
+function replaceAt(config: Value, prior: Value, steps: string[]): Value {
+  if (!steps.length) return prior;
+  if (!config.isKnown || config.isNull || config.type.kind !== 'object') return config;
+  const [h, ...t] = steps;
+  if (!config.entries.has(h)) return config;
+  const pv = prior.isKnown && !prior.isNull && prior.type.kind === 'object' ? prior.entries.get(h) ?? Value.null() : Value.null();
+  const m = new Map(config.entries);
+  m.set(h, replaceAt(config.entries.get(h)!, pv, t));
+  return Value.raw(config.type, m);
+}
+
+/** Terraform's Context.Apply: applies `plan` and returns the new state (also on errors: partial progress is kept). */
+export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyResult> {
+  const built = buildConfigGraph(opts.config);
+  const ap = new Applier(plan, opts, built);
+  const diags = ap.diagnostics;
+  if (plan.errored) {
+    diags.push(error('Cannot apply incomplete plan', 'Terraform encountered an error when generating this plan, so it cannot be applied.'));
+    return { state: plan.priorState.deepCopy(), diagnostics: diags };
+  }
+  // prevent_destroy is enforced again (a saved plan may predate the setting).
+  for (const c of plan.changes) {
+    if (c.action !== 'Delete' && c.action !== 'DeleteThenCreate' && c.action !== 'CreateThenDelete') continue;
+    const k = built.resourceNodes.get(configResourceAddr(staticPath(c.addr.module), resourceKey(c.addr)));
+    const n = k ? built.graph.get(k) : undefined;
+    if (n?.kind === 'resource' && n.res.lifecycle?.preventDestroy?.text.trim() === 'true' && c.deposedKey === undefined) diags.push(preventDestroyDiag(c.addr, n.res));
+  }
+  if (hasErr(diags)) return { state: await ap.sync.close(), diagnostics: diags };
+
+  for (const [k, v] of plan.variableValues) ap.ctx.rootInstance.vars.set(k, v);
+  const fqns = new Set<string>();
+  for (const [, n] of built.graph.entries()) if (n.kind === 'provider') fqns.add(n.fqn);
+  for (const c of plan.changes) fqns.add(fqnOfProviderAddr(c.providerAddr));
+  await ap.ctx.loadProviders(fqns);
+  if (hasErr(diags)) return { state: await ap.sync.close(), diagnostics: diags };
+  for (const fqn of fqns) {
+    if (!built.graph.has(nodeKey('provider', '', fqn))) built.graph.add(nodeKey('provider', '', fqn), { kind: 'provider', fqn, name: fqn.split('/').pop()! });
+  }
+
+  ap.addDestroyNodes();
+  const cyc = cycleDiagnostics(built.graph);
+  if (cyc.length) {
+    diags.push(...cyc);
+    return { state: await ap.sync.close(), diagnostics: diags };
+  }
+  if (plan.uiMode === 'refresh-only') {
+    // Nothing to apply: the refreshed state (and outputs) become the new state.
+    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { signal: opts.signal });
+  } else {
+    await walk(built.graph, (k, n) => ap.exec(k, n), { signal: opts.signal });
+  }
+  // Root outputs no longer in configuration disappear.
+  for (const name of [...ap.sync.state.outputs.keys()]) if (!opts.config.outputs.has(name)) ap.sync.setOutputValue(name, null);
+  if (opts.signal?.aborted) ap.hooks.stopping?.();
+  let state: State;
+  try {
+    state = await ap.sync.close();
+  } catch (e) {
+    diags.push(error('Failed to persist state', String((e as Error).message ?? e)));
+    state = ap.sync.state;
+  }
+  return { state, diagnostics: diags };
+}

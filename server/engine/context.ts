@@ -1,0 +1,768 @@
+// The walk context shared by plan and apply: the configuration graph, module instances and their values,
+// providers (schemas, configuration), state object encoding, and the ModuleData that expressions read.
+//
+// Graph (server/graph): one node per configuration object per static module path (Terraform's "expand" nodes):
+// `provider`, `var`, `local`, `output`, `module` (expansion of a call), `module-close` (after the child's outputs),
+// `resource` (managed and data; expands count/for_each in every instance of its module and handles each instance),
+// `check`. Edges come from the references of every expression of the object (refsOf), depends_on, the provider a
+// resource uses and the module a node lives in. A node runs once for all instances of its module path.
+//
+// Contracts:
+// - Nodes run only after their dependencies (graph.walk), so every value an expression reads has been stored by
+//   then; lookups of objects whose node failed or was not walked (targeting) fall back to the state.
+// - Values in the stores carry marks (sensitive); provider calls get unmarked values (marks.ts) and answers are
+//   re-marked with the config's marks and the schema's sensitive attributes.
+// - Everything a user did wrong is a Diagnostic pushed to `diagnostics`; exceptions are bugs.
+
+import { relative } from 'node:path';
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import { error } from '../diags/diagnostic';
+import type { Expression } from '../config/hclbody';
+import type { Module, ModuleCall, ProviderConfig, Resource } from '../config/model';
+import type { Expr } from '../lang/ast';
+import { evaluate, type Scope } from '../lang/eval';
+import type { FuncContext } from '../lang/funcs/function';
+import { ModuleScope, type Lookup, type ModuleData } from '../lang/scope';
+import * as T from '../lang/types';
+import { Value } from '../lang/value';
+import { Graph } from '../graph/graph';
+import { Semaphore } from '../graph/semaphore';
+import { markWithPaths, sensitivePaths, unmarkDeepWithPaths } from '../providers/marks';
+import type { Path } from '../providers/path';
+import { attrStep as pAttr, indexStep as pIndex } from '../providers/path';
+import type { GetProviderSchemaResponse, Provider } from '../providers/provider';
+import { DEFAULT_CLIENT_CAPABILITIES } from '../providers/provider';
+import type { Schema } from '../providers/schema';
+import { impliedType, nullObject } from '../providers/schema';
+import type { AttrPath, InstanceAddr, InstanceKey, ObjectSrc, PathStep, State } from '../states/state';
+import { instanceAddrString, instanceKeyString, resourceKey } from '../states/state';
+import { countValue, forEachValue } from '../config/evaluate';
+import { finalizeVariable, validateVariable } from '../config/variables';
+import { marshal, unmarshal } from './ctyjson';
+import { decodeBody } from './decode';
+import type { Hooks } from './hooks';
+
+/** Supplies a provider instance for a provider source address (`terraform.io/builtin/terraform`). */
+export type ProviderFactory = (fqn: string) => Provider | undefined;
+
+export const BUILTIN_TERRAFORM = 'terraform.io/builtin/terraform';
+
+/** Normalises a required_providers source to a fully-qualified provider address. */
+export function normalizeSource(src: string): string {
+  const parts = src.split('/');
+  if (parts.length === 3) return src.toLowerCase() === 'terraform.io/builtin/terraform' ? BUILTIN_TERRAFORM : src;
+  if (parts.length === 2) return `registry.terraform.io/${src}`.toLowerCase();
+  return `registry.terraform.io/hashicorp/${src}`;
+}
+
+/** The provider source a module's local provider name means (required_providers, else the implied default). */
+export function providerFqn(mod: Module, local: string): string {
+  for (const tb of mod.terraform) for (const rp of tb.requiredProviders) if (rp.name === local && rp.source) return normalizeSource(rp.source);
+  if (local === 'terraform') return BUILTIN_TERRAFORM;
+  return `registry.terraform.io/hashicorp/${local}`;
+}
+
+/** The local provider name a resource uses: its `provider` argument or its type's prefix. */
+export function resourceProviderLocal(r: Resource): { local: string; alias?: string } {
+  if (r.provider) return { local: r.provider.name, alias: r.provider.alias };
+  const i = r.type.indexOf('_');
+  return { local: i < 0 ? r.type : r.type.slice(0, i) };
+}
+
+/** `provider["fqn"]` or `provider["fqn"].alias`. */
+export function providerConfigAddr(fqn: string, alias?: string): string {
+  return `provider["${fqn}"]${alias ? '.' + alias : ''}`;
+}
+
+/** Static module path ("module.a.module.b") of a module instance address ("module.a[0].module.b"). */
+export function staticPath(modInst: string): string {
+  return modInst.replace(/\[(?:\d+|"(?:[^"\\]|\\.)*")\]/g, '');
+}
+
+/** The absolute config address of a resource: `module.a.terraform_data.x`. */
+export function configResourceAddr(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+// ---- sensitive paths between marks and the state ----------------------------------------------------------
+
+export function toStatePath(p: Path): AttrPath {
+  return p.map((s): PathStep => {
+    if (s.kind === 'attr') return { type: 'get_attr', name: s.name };
+    const k = s.key;
+    return { type: 'index', key: k.type.kind === 'number' ? `{"value":${k.num.toString()},"type":"number"}` : `{"value":${JSON.stringify(k.str)},"type":"string"}` };
+  });
+}
+
+export function fromStatePath(p: AttrPath): Path {
+  return p.map((s) => {
+    if (s.type === 'get_attr') return pAttr(s.name);
+    try {
+      const j = JSON.parse(s.key) as { value: string | number; type: string };
+      return pIndex(j.type === 'number' ? Value.number(Number(j.value)) : Value.string(String(j.value)));
+    } catch {
+      return pIndex(Value.string(s.key));
+    }
+  });
+}
+
+// ---- module instances and their values ----------------------------------------------------------------------
+
+export type Repetition = { countIndex?: Value; each?: { key: Value; value: Value } };
+
+/** How a resource or module call expanded in one module instance. */
+export type Expansion = { kind: 'single' } | { kind: 'count'; n: number } | { kind: 'foreach'; entries: Map<string, Value> } | { kind: 'unknown' };
+
+export function expansionKeys(e: Expansion): InstanceKey[] {
+  switch (e.kind) {
+    case 'single':
+      return [undefined];
+    case 'count':
+      return Array.from({ length: e.n }, (_, i) => i);
+    case 'foreach':
+      return [...e.entries.keys()];
+    case 'unknown':
+      return [];
+  }
+}
+
+export function repetitionFor(e: Expansion, key: InstanceKey): Repetition {
+  if (e.kind === 'count') return { countIndex: Value.number(key as number) };
+  if (e.kind === 'foreach') return { each: { key: Value.string(key as string), value: e.entries.get(key as string)! } };
+  return {};
+}
+
+export interface ResourceValues {
+  expansion: Expansion;
+  /** instanceKeyString -> marked object value */
+  instances: Map<string, Value>;
+}
+
+export class ModuleInstance {
+  readonly vars = new Map<string, Value>();
+  readonly locals = new Map<string, Value>();
+  readonly outputs = new Map<string, Value>();
+  readonly resources = new Map<string, ResourceValues>();
+  /** call name -> expansion and child instances by key string */
+  readonly calls = new Map<string, { expansion: Expansion; children: Map<string, ModuleInstance> }>();
+  constructor(
+    readonly addr: string,
+    readonly mod: Module,
+    readonly rep: Repetition,
+    readonly parent?: ModuleInstance,
+  ) {}
+}
+
+// ---- graph nodes ----------------------------------------------------------------------------------------------
+
+export type Node =
+  | { kind: 'provider'; fqn: string; config?: ProviderConfig; name: string }
+  | { kind: 'var'; path: string; mod: Module; name: string }
+  | { kind: 'local'; path: string; mod: Module; name: string }
+  | { kind: 'output'; path: string; mod: Module; name: string }
+  | { kind: 'module'; path: string; mod: Module; call: ModuleCall }
+  | { kind: 'module-close'; path: string; mod: Module; call: ModuleCall }
+  | { kind: 'resource'; path: string; mod: Module; res: Resource; fqn: string; providerAddr: string }
+  | { kind: 'check'; path: string; mod: Module; index: number }
+  | { kind: 'destroy'; absAddr: string; fqn: string; replace: boolean };
+
+export function nodeKey(kind: string, path: string, name: string): string {
+  return `${kind}\u0000${path}\u0000${name}`;
+}
+
+/** The name Terraform gives a node in messages (cycles). */
+export function nodeDisplayName(n: Node): string {
+  const pre = (p: string) => (p ? p + '.' : '');
+  switch (n.kind) {
+    case 'provider':
+      return providerConfigAddr(n.fqn);
+    case 'var':
+      return `${pre(n.path)}var.${n.name}`;
+    case 'local':
+      return `${pre(n.path)}local.${n.name}`;
+    case 'output':
+      return `${pre(n.path)}output.${n.name}`;
+    case 'module':
+      return `${pre(n.path)}module.${n.call.name} (expand)`;
+    case 'module-close':
+      return `${pre(n.path)}module.${n.call.name} (close)`;
+    case 'resource':
+      return `${pre(n.path)}${resourceKey(n.res)} (expand)`;
+    case 'check':
+      return `${pre(n.path)}check.${n.mod.checks[n.index].name}`;
+    case 'destroy':
+      return `${n.absAddr} (destroy)`;
+  }
+}
+
+/** Every expression of a resource block that may hold references. */
+export function resourceExpressions(r: Resource): Expression[] {
+  const out: Expression[] = [];
+  const body = (b: Resource['config']) => {
+    for (const a of b.attributes) out.push(a.expr);
+    for (const bl of b.blocks) body(bl.body);
+  };
+  body(r.config);
+  if (r.count) out.push(r.count);
+  if (r.forEach) out.push(r.forEach);
+  if (r.dependsOn) out.push(r.dependsOn);
+  const lc = r.lifecycle;
+  if (lc) {
+    for (const e of lc.replaceTriggeredBy ?? []) out.push(e);
+    for (const c of [...lc.preconditions, ...lc.postconditions]) {
+      if (c.condition) out.push(c.condition);
+      if (c.errorMessage) out.push(c.errorMessage);
+    }
+  }
+  return out;
+}
+
+export interface BuiltGraph {
+  graph: Graph<Node>;
+  /** absolute config resource address -> node key */
+  resourceNodes: Map<string, string>;
+  /** absolute config resource address -> absolute addresses of resources it depends on (transitively), sorted */
+  resourceDeps: Map<string, string[]>;
+  diagnostics: Diagnostic[];
+}
+
+/** Builds the configuration graph of a module tree. O(V+E) apart from the transitive dependency lists. */
+export function buildConfigGraph(root: Module): BuiltGraph {
+  const g = new Graph<Node>();
+  const diagnostics: Diagnostic[] = [];
+  const resourceNodes = new Map<string, string>();
+  const providers = new Map<string, string>(); // fqn -> node key
+  const rootProviderConfigs = new Map<string, ProviderConfig>();
+  for (const p of root.providers) if (!p.alias) rootProviderConfigs.set(p.name, p);
+
+  const ensureProvider = (fqn: string, local: string): string => {
+    let k = providers.get(fqn);
+    if (!k) {
+      k = nodeKey('provider', '', fqn);
+      const cfg = rootProviderConfigs.get(local);
+      g.add(k, { kind: 'provider', fqn, config: cfg, name: local });
+      providers.set(fqn, k);
+    }
+    return k;
+  };
+
+  const mods: Module[] = [];
+  const visit = (m: Module) => {
+    mods.push(m);
+    for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
+  };
+  visit(root);
+
+  // Nodes.
+  for (const m of mods) {
+    const p = m.path;
+    for (const v of m.variables.values()) g.add(nodeKey('var', p, v.name), { kind: 'var', path: p, mod: m, name: v.name });
+    for (const l of m.locals.values()) g.add(nodeKey('local', p, l.name), { kind: 'local', path: p, mod: m, name: l.name });
+    for (const o of m.outputs.values()) g.add(nodeKey('output', p, o.name), { kind: 'output', path: p, mod: m, name: o.name });
+    for (const c of m.moduleCalls.values()) {
+      g.add(nodeKey('module', p, c.name), { kind: 'module', path: p, mod: m, call: c });
+      g.add(nodeKey('module-close', p, c.name), { kind: 'module-close', path: p, mod: m, call: c });
+    }
+    const allRes = [...m.resources, ...m.checks.flatMap((c) => c.data)];
+    for (const r of allRes) {
+      const { local, alias } = resourceProviderLocal(r);
+      const fqn = providerFqn(m, local);
+      ensureProvider(fqn, local);
+      const k = nodeKey('resource', p, resourceKey(r));
+      g.add(k, { kind: 'resource', path: p, mod: m, res: r, fqn, providerAddr: providerConfigAddr(fqn, alias) });
+      resourceNodes.set(configResourceAddr(p, resourceKey(r)), k);
+    }
+    m.checks.forEach((c, i) => g.add(nodeKey('check', p, c.name), { kind: 'check', path: p, mod: m, index: i }));
+  }
+
+  // Edges from references.
+  const refTarget = (m: Module, root: string, steps: { kind: string; name?: string }[]): string | undefined => {
+    const p = m.path;
+    const name0 = steps[0]?.kind === 'attr' ? steps[0].name : undefined;
+    const name1 = steps[1]?.kind === 'attr' ? steps[1].name : undefined;
+    switch (root) {
+      case 'var':
+        return name0 && m.variables.has(name0) ? nodeKey('var', p, name0) : undefined;
+      case 'local':
+        return name0 && m.locals.has(name0) ? nodeKey('local', p, name0) : undefined;
+      case 'module':
+        return name0 && m.moduleCalls.has(name0) ? nodeKey('module-close', p, name0) : undefined;
+      case 'data':
+        return name0 && name1 ? resourceNodes.get(configResourceAddr(p, `data.${name0}.${name1}`)) : undefined;
+      case 'count':
+      case 'each':
+      case 'path':
+      case 'terraform':
+      case 'self':
+      case 'ephemeral':
+        return undefined;
+      case 'resource':
+        return name0 && name1 ? resourceNodes.get(configResourceAddr(p, `${name0}.${name1}`)) : undefined;
+      default:
+        return name0 ? resourceNodes.get(configResourceAddr(p, `${root}.${name0}`)) : undefined;
+    }
+  };
+  const connectRefs = (from: string, m: Module, exprs: (Expression | undefined)[]) => {
+    for (const e of exprs) {
+      if (!e) continue;
+      for (const r of e.refs) {
+        const t = refTarget(m, r.root, r.steps as { kind: string; name?: string }[]);
+        if (t && t !== from) g.connect(from, t);
+        else if (t === from && r.root !== 'self') g.connect(from, t);
+      }
+    }
+  };
+  for (const m of mods) {
+    const p = m.path;
+    // Everything in a child module waits for the module's expansion.
+    const parentExpand = m.path ? nodeKey('module', parentPath(p), lastCallName(p)) : undefined;
+    const inModule = (k: string) => {
+      if (parentExpand && g.has(parentExpand)) g.connect(k, parentExpand);
+    };
+    for (const v of m.variables.values()) {
+      const k = nodeKey('var', p, v.name);
+      inModule(k);
+      // A child's variable reads the call's argument in the parent module.
+      if (parentExpand) {
+        const parent = g.get(parentExpand) as Extract<Node, { kind: 'module' }>;
+        connectRefs(k, parent.mod, [parent.call.arguments.get(v.name)]);
+      }
+      connectRefs(k, m, v.validations.flatMap((c) => [c.condition, c.errorMessage]));
+    }
+    for (const l of m.locals.values()) {
+      const k = nodeKey('local', p, l.name);
+      inModule(k);
+      connectRefs(k, m, [l.expr]);
+    }
+    for (const o of m.outputs.values()) {
+      const k = nodeKey('output', p, o.name);
+      inModule(k);
+      connectRefs(k, m, [o.value, o.dependsOn, ...o.preconditions.flatMap((c) => [c.condition, c.errorMessage])]);
+    }
+    for (const c of m.moduleCalls.values()) {
+      const k = nodeKey('module', p, c.name);
+      inModule(k);
+      connectRefs(k, m, [c.count, c.forEach, c.dependsOn]);
+      const close = nodeKey('module-close', p, c.name);
+      g.connect(close, k);
+      if (c.module) for (const o of c.module.outputs.keys()) g.connect(close, nodeKey('output', c.module.path, o));
+      // depends_on of a module call: every resource inside waits for it (connected below via the expand node).
+    }
+    for (const r of [...m.resources, ...m.checks.flatMap((c) => c.data)]) {
+      const k = nodeKey('resource', p, resourceKey(r));
+      inModule(k);
+      const n = g.get(k) as Extract<Node, { kind: 'resource' }>;
+      g.connect(k, providers.get(n.fqn)!);
+      connectRefs(k, m, resourceExpressions(r));
+    }
+    m.checks.forEach((c) => {
+      const k = nodeKey('check', p, c.name);
+      inModule(k);
+      connectRefs(k, m, c.asserts.flatMap((a) => [a.condition, a.errorMessage]));
+      for (const d of c.data) g.connect(k, nodeKey('resource', p, resourceKey(d)));
+    });
+  }
+  for (const [fqn, k] of providers) {
+    void fqn;
+    const n = g.get(k) as Extract<Node, { kind: 'provider' }>;
+    if (n.config) {
+      const exprs: Expression[] = [];
+      const body = (b: typeof n.config.body) => {
+        for (const a of b.attributes) exprs.push(a.expr);
+        for (const bl of b.blocks) body(bl.body);
+      };
+      body(n.config.body);
+      connectRefs(k, root, exprs);
+    }
+  }
+
+  // Transitive resource dependencies (what the state's `dependencies` lists).
+  const resourceDeps = new Map<string, string[]>();
+  const keyToAddr = new Map<string, string>();
+  for (const [a, k] of resourceNodes) keyToAddr.set(k, a);
+  for (const [addr, k] of resourceNodes) {
+    const seen = new Set<string>([k]);
+    const stack = [...g.dependencies(k)];
+    const out = new Set<string>();
+    while (stack.length) {
+      const x = stack.pop()!;
+      if (seen.has(x)) continue;
+      seen.add(x);
+      const n = g.get(x)!;
+      if (n.kind === 'provider') continue;
+      const ra = keyToAddr.get(x);
+      if (ra) out.add(ra);
+      for (const d of g.dependencies(x)) stack.push(d);
+    }
+    resourceDeps.set(addr, [...out].sort());
+  }
+
+  return { graph: g, resourceNodes, resourceDeps, diagnostics };
+}
+
+function parentPath(p: string): string {
+  const i = p.lastIndexOf('.module.');
+  return i < 0 ? '' : p.slice(0, i);
+}
+function lastCallName(p: string): string {
+  const i = p.lastIndexOf('module.');
+  return p.slice(i + 'module.'.length);
+}
+
+/** "Cycle: a, b" diagnostics for the cycles of a graph. */
+export function cycleDiagnostics(g: Graph<Node>): Diagnostic[] {
+  return g.cycles().map((c) => error(`Cycle: ${c.map((k) => nodeDisplayName(g.get(k)!)).join(', ')}`));
+}
+
+// ---- providers ---------------------------------------------------------------------------------------------------
+
+export interface ProviderEntry {
+  fqn: string;
+  provider: Provider;
+  schema: GetProviderSchemaResponse;
+  configured: boolean;
+}
+
+// ---- the context ----------------------------------------------------------------------------------------------------
+
+export interface ContextOptions {
+  root: Module;
+  cwd: string;
+  workspace: string;
+  providers: ProviderFactory;
+  parallelism: number;
+  hooks: Hooks;
+  signal?: AbortSignal;
+  planning: boolean;
+}
+
+export class WalkContext {
+  readonly diagnostics: Diagnostic[] = [];
+  readonly sem: Semaphore;
+  readonly providers = new Map<string, ProviderEntry>();
+  readonly rootInstance: ModuleInstance;
+  /** static module path -> its instances (filled by module expansion nodes) */
+  readonly instances = new Map<string, ModuleInstance[]>();
+  /** The state lookups fall back to (set by plan/apply). */
+  state!: State;
+
+  constructor(
+    readonly opts: ContextOptions,
+    readonly built: BuiltGraph,
+  ) {
+    this.sem = new Semaphore(Math.max(1, opts.parallelism));
+    this.rootInstance = new ModuleInstance('', opts.root, {});
+    this.instances.set('', [this.rootInstance]);
+  }
+
+  /** Loads the schemas of every provider the configuration and the state use. False on errors. */
+  async loadProviders(fqns: Iterable<string>): Promise<boolean> {
+    let ok = true;
+    for (const fqn of fqns) {
+      if (this.providers.has(fqn)) continue;
+      const p = this.opts.providers(fqn);
+      if (!p) {
+        this.diagnostics.push(
+          error(
+            'Missing required provider',
+            `This configuration requires provider ${fqn}, but that provider isn't available. You may be able to install it automatically by running:\n  terraform init`,
+          ),
+        );
+        ok = false;
+        continue;
+      }
+      const schema = await p.getProviderSchema();
+      this.pushProviderDiags(schema.diagnostics);
+      if (schema.diagnostics.some((d) => d.severity === 'error')) {
+        ok = false;
+        continue;
+      }
+      this.providers.set(fqn, { fqn, provider: p, schema, configured: false });
+    }
+    return ok;
+  }
+
+  pushProviderDiags(ds: readonly Diagnostic[], addr?: string): void {
+    for (const d of ds) this.diagnostics.push(addr && !d.subject ? { ...d } : d);
+  }
+
+  schemaOf(fqn: string, mode: 'managed' | 'data', type: string): Schema | undefined {
+    const p = this.providers.get(fqn);
+    if (!p) return undefined;
+    return mode === 'managed' ? p.schema.resourceTypes[type] : p.schema.dataSources[type];
+  }
+
+  /** Configures a provider (once) from its root configuration block. */
+  async configureProvider(n: Extract<Node, { kind: 'provider' }>): Promise<boolean> {
+    const e = this.providers.get(n.fqn);
+    if (!e) return false;
+    if (e.configured) return true;
+    let config = nullObject(e.schema.provider.block);
+    const diags: Diagnostic[] = [];
+    if (n.config) config = decodeBody(n.config.body, e.schema.provider.block, this.scope(this.rootInstance), diags);
+    else config = decodeBody({ attributes: [], blocks: [], range: emptyRange(), endRange: emptyRange() }, e.schema.provider.block, this.scope(this.rootInstance), diags);
+    this.diagnostics.push(...diags);
+    if (diags.some((d) => d.severity === 'error')) return false;
+    const unmarked = unmarkDeepWithPaths(config).value;
+    const v = await e.provider.validateProviderConfig({ config: unmarked });
+    this.diagnostics.push(...v.diagnostics);
+    if (v.diagnostics.some((d) => d.severity === 'error')) return false;
+    const r = await e.provider.configureProvider({ terraformVersion: '1.11.4', config: unmarked, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+    this.diagnostics.push(...r.diagnostics);
+    if (r.diagnostics.some((d) => d.severity === 'error')) return false;
+    e.configured = true;
+    return true;
+  }
+
+  // ---- evaluation ---------------------------------------------------------------------------------------------
+
+  funcCtx(inst: ModuleInstance): FuncContext {
+    const rel = relative(this.opts.cwd, inst.mod.dir);
+    const pathModule = rel === '' ? '.' : rel;
+    return { baseDir: this.opts.cwd === process.cwd() ? pathModule : `${this.opts.cwd}/${pathModule}`, planning: this.opts.planning, console: false };
+  }
+
+  moduleData(inst: ModuleInstance, rep: Repetition = {}, self?: Value): ModuleData {
+    const mod = inst.mod;
+    const rel = relative(this.opts.cwd, mod.dir);
+    return {
+      variable: (n) => (mod.variables.has(n) ? inst.vars.get(n) ?? Value.unknown() : undefined),
+      local: (n) => (mod.locals.has(n) ? inst.locals.get(n) ?? Value.unknown() : undefined),
+      module: (n) => this.moduleValue(inst, n),
+      resource: (m, t, n) => this.resourceValue(inst, m, t, n),
+      countIndex: rep.countIndex,
+      each: rep.each,
+      self,
+      pathModule: rel === '' ? '.' : rel,
+      pathRoot: '.',
+      pathCwd: this.opts.cwd,
+      workspace: this.opts.workspace,
+      moduleDescription: inst.addr === '' ? 'in the root module' : `in ${inst.addr}`,
+      names: { variables: [...mod.variables.keys()], locals: [...mod.locals.keys()], modules: [...mod.moduleCalls.keys()] },
+    };
+  }
+
+  scope(inst: ModuleInstance, rep: Repetition = {}, self?: Value): Scope {
+    return new ModuleScope(this.moduleData(inst, rep, self), this.funcCtx(inst));
+  }
+
+  eval(e: Expr, inst: ModuleInstance, rep: Repetition = {}, diags: Diagnostic[] = this.diagnostics): Value {
+    const r = evaluate(e, this.scope(inst, rep));
+    diags.push(...r.diagnostics);
+    return r.value;
+  }
+
+  private moduleValue(inst: ModuleInstance, name: string): Lookup {
+    const call = inst.mod.moduleCalls.get(name);
+    if (!call) return undefined;
+    const c = inst.calls.get(name);
+    if (!c || c.expansion.kind === 'unknown') return Value.unknown();
+    const objOf = (child: ModuleInstance) => {
+      const m = new Map<string, Value>();
+      for (const o of child.mod.outputs.values()) {
+        let v = child.outputs.get(o.name) ?? Value.unknown();
+        if (o.sensitive) v = v.mark('sensitive');
+        m.set(o.name, v);
+      }
+      return Value.object(m);
+    };
+    switch (c.expansion.kind) {
+      case 'single':
+        return objOf(c.children.get('')!);
+      case 'count':
+        return Value.tuple(expansionKeys(c.expansion).map((k) => objOf(c.children.get(instanceKeyString(k))!)));
+      case 'foreach': {
+        const m = new Map<string, Value>();
+        for (const k of c.expansion.entries.keys()) m.set(k, objOf(c.children.get(instanceKeyString(k))!));
+        return Value.object(m);
+      }
+    }
+  }
+
+  private resourceValue(inst: ModuleInstance, mode: 'managed' | 'data' | 'ephemeral', type: string, name: string): Lookup {
+    if (mode === 'ephemeral') return undefined;
+    const all = [...inst.mod.resources, ...inst.mod.checks.flatMap((c) => c.data)];
+    const r = all.find((x) => x.mode === mode && x.type === type && x.name === name);
+    if (!r) return undefined;
+    const key = resourceKey(r);
+    let rv = inst.resources.get(key);
+    if (!rv) rv = this.resourceValuesFromState(inst, r);
+    return resourceValue(rv);
+  }
+
+  /** Values of a resource in a module instance as the working state holds them (for objects not walked). */
+  resourceValuesFromState(inst: ModuleInstance, r: Resource): ResourceValues {
+    const { local } = resourceProviderLocal(r);
+    const fqn = providerFqn(inst.mod, local);
+    const schema = this.schemaOf(fqn, r.mode, r.type);
+    const rs = this.state.resource({ module: inst.addr, mode: r.mode, type: r.type, name: r.name });
+    const instances = new Map<string, Value>();
+    let expansion: Expansion = r.count ? { kind: 'count', n: 0 } : r.forEach ? { kind: 'foreach', entries: new Map() } : { kind: 'single' };
+    if (rs && schema) {
+      for (const [k, is] of rs.instances) {
+        if (!is.current) continue;
+        const v = decodeObject(is.current, schema);
+        if (v) instances.set(k, v);
+      }
+      if (expansion.kind === 'count') expansion = { kind: 'count', n: [...rs.instances.values()].filter((i) => typeof i.key === 'number').length };
+      if (expansion.kind === 'foreach') {
+        const m = new Map<string, Value>();
+        for (const is of rs.instances.values()) if (typeof is.key === 'string') m.set(is.key, Value.unknown());
+        expansion = { kind: 'foreach', entries: m };
+      }
+    }
+    if (!schema) return { expansion: { kind: 'unknown' }, instances };
+    return { expansion, instances };
+  }
+
+  // ---- module instances ---------------------------------------------------------------------------------------
+
+  instancesOf(path: string): ModuleInstance[] {
+    return this.instances.get(path) ?? [];
+  }
+
+  /** Evaluates count/for_each of a resource or module call in one module instance. */
+  expand(inst: ModuleInstance, count: Expression | undefined, forEach: Expression | undefined, diags: Diagnostic[], allowUnknown = false): Expansion {
+    if (count) {
+      const v = this.eval(count.ast, inst, {}, diags);
+      const c = countValue(v, count.range, { allowUnknown });
+      diags.push(...c.diagnostics);
+      if (c.count === undefined) return { kind: 'unknown' };
+      return { kind: 'count', n: c.count };
+    }
+    if (forEach) {
+      const v = this.eval(forEach.ast, inst, {}, diags);
+      const f = forEachValue(v, forEach.range, { allowUnknown });
+      diags.push(...f.diagnostics);
+      if (!f.entries) return { kind: 'unknown' };
+      return { kind: 'foreach', entries: f.entries };
+    }
+    return { kind: 'single' };
+  }
+
+  /** Runs a module call's expansion in every instance of its parent path and registers the child instances. */
+  expandModule(n: Extract<Node, { kind: 'module' }>): boolean {
+    const diags: Diagnostic[] = [];
+    const childPath = (n.path ? n.path + '.' : '') + 'module.' + n.call.name;
+    const children: ModuleInstance[] = [];
+    for (const inst of this.instancesOf(n.path)) {
+      const e = this.expand(inst, n.call.count, n.call.forEach, diags);
+      const map = new Map<string, ModuleInstance>();
+      if (n.call.module) {
+        for (const k of expansionKeys(e)) {
+          const addr = `${inst.addr ? inst.addr + '.' : ''}module.${n.call.name}${k === undefined ? '' : `[${instanceKeyString(k)}]`}`;
+          const child = new ModuleInstance(addr, n.call.module, repetitionFor(e, k), inst);
+          map.set(instanceKeyString(k), child);
+          children.push(child);
+        }
+      }
+      inst.calls.set(n.call.name, { expansion: e, children: map });
+    }
+    this.instances.set(childPath, children);
+    this.diagnostics.push(...diags);
+    return !diags.some((d) => d.severity === 'error');
+  }
+
+  /** Evaluates an input variable in every instance of its module. */
+  evalVariable(n: Extract<Node, { kind: 'var' }>): boolean {
+    const diags: Diagnostic[] = [];
+    const v = n.mod.variables.get(n.name)!;
+    for (const inst of this.instancesOf(n.path)) {
+      if (inst.parent) {
+        const call = inst.parent.mod.moduleCalls.get(lastCallName(n.path))!;
+        const arg = call.arguments.get(n.name);
+        let input;
+        if (arg) input = { value: this.eval(arg.ast, inst.parent, inst.rep, diags), source: 'config' as const, range: arg.range };
+        const r = finalizeVariable(v, input, `${inst.addr}.var.${n.name}`);
+        diags.push(...r.diagnostics);
+        inst.vars.set(n.name, v.sensitive ? r.value.mark('sensitive') : r.value);
+      } else if (!inst.vars.has(n.name)) {
+        inst.vars.set(n.name, Value.unknown());
+      } else if (v.sensitive) {
+        inst.vars.set(n.name, inst.vars.get(n.name)!.mark('sensitive'));
+      }
+      if (v.validations.length) {
+        const range: Range = (inst.parent ? inst.parent.mod.moduleCalls.get(lastCallName(n.path))!.arguments.get(n.name)?.range : undefined) ?? v.declRange;
+        diags.push(...validateVariable(v, this.scope(inst), range));
+      }
+    }
+    this.diagnostics.push(...diags);
+    return !diags.some((d) => d.severity === 'error');
+  }
+
+  evalLocal(n: Extract<Node, { kind: 'local' }>): boolean {
+    const diags: Diagnostic[] = [];
+    const l = n.mod.locals.get(n.name)!;
+    for (const inst of this.instancesOf(n.path)) inst.locals.set(n.name, this.eval(l.expr.ast, inst, {}, diags));
+    this.diagnostics.push(...diags);
+    return !diags.some((d) => d.severity === 'error');
+  }
+}
+
+function emptyRange(): Range {
+  return { filename: '', start: { line: 1, column: 1, byte: 0 }, end: { line: 1, column: 1, byte: 0 } };
+}
+
+/** The reference value of a resource: one object, a tuple (count), an object by key (for_each). */
+export function resourceValue(rv: ResourceValues): Value {
+  const e = rv.expansion;
+  switch (e.kind) {
+    case 'unknown':
+      return Value.unknown();
+    case 'single':
+      return rv.instances.get('') ?? Value.unknown();
+    case 'count':
+      return Value.tuple(Array.from({ length: e.n }, (_, i) => rv.instances.get(String(i)) ?? Value.unknown()));
+    case 'foreach': {
+      const m = new Map<string, Value>();
+      for (const k of e.entries.keys()) m.set(k, rv.instances.get(instanceKeyString(k)) ?? Value.unknown());
+      return Value.object(m);
+    }
+  }
+}
+
+// ---- state objects ------------------------------------------------------------------------------------------------
+
+/** Decodes a stored object with the schema (no upgrade), marked with its sensitive paths and the schema's. */
+export function decodeObject(o: ObjectSrc, schema: Schema): Value | undefined {
+  if (o.attrsJSON === undefined) return undefined;
+  const r = unmarshal(o.attrsJSON, impliedType(schema.block));
+  if (r.error !== undefined) return undefined;
+  return markObject(r.value, schema, o.sensitivePaths.map(fromStatePath));
+}
+
+export function markObject(v: Value, schema: Schema, extra: readonly Path[] = []): Value {
+  const paths = [...extra, ...sensitivePaths(schema.block, v)];
+  if (!paths.length) return v;
+  return markWithPaths(v, paths.map((path) => ({ path, marks: ['sensitive'] })));
+}
+
+/** Encodes a (marked) object value for the state. Sensitive paths come from the value's marks. */
+export function encodeObject(
+  v: Value,
+  schema: Schema,
+  extra: { status: 'ready' | 'tainted'; dependencies: readonly string[]; createBeforeDestroy: boolean; private?: Uint8Array },
+): ObjectSrc {
+  const { value, marks } = unmarkDeepWithPaths(v);
+  const sens = marks.filter((m) => m.marks.includes('sensitive')).map((m) => toStatePath(m.path));
+  return {
+    schemaVersion: schema.version,
+    attrsJSON: marshal(value, impliedType(schema.block)),
+    sensitivePaths: sens,
+    private: extra.private && extra.private.length ? Buffer.from(extra.private).toString('base64') : undefined,
+    status: extra.status,
+    dependencies: extra.dependencies,
+    createBeforeDestroy: extra.createBeforeDestroy,
+  };
+}
+
+export function privateBytes(o: ObjectSrc | undefined): Uint8Array {
+  return o?.private ? new Uint8Array(Buffer.from(o.private, 'base64')) : new Uint8Array();
+}
+
+export function instAddr(module: string, r: { mode: 'managed' | 'data'; type: string; name: string }, key: InstanceKey): InstanceAddr {
+  return { module, mode: r.mode, type: r.type, name: r.name, key };
+}
+
+export { instanceAddrString };
+void T;

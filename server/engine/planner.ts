@@ -1,0 +1,951 @@
+// The plan walk (Terraform's Context.Plan with its plan graph): refresh, upgrade, expansion, ProposedNew,
+// PlanResourceChange with the contract checks, actions and reasons, lifecycle, data sources, outputs, orphans.
+//
+// Contract: `runPlan(opts)` never throws for user input; it returns the Plan (possibly `errored`, with the
+// changes found so far, as Terraform shows "planned the following actions, but then encountered a problem") and
+// every diagnostic. It never mutates `opts.state`.
+
+import type { Diagnostic } from '../diags/diagnostic';
+import { error, warning } from '../diags/diagnostic';
+import type { Module, Resource } from '../config/model';
+import { resourceKey as configResourceKey } from '../config/model';
+import { finalizeRootVariables } from '../config/evaluate';
+import type { InputValue } from '../config/variables';
+import { evaluate } from '../lang/eval';
+import * as T from '../lang/types';
+import { Value } from '../lang/value';
+import { walk } from '../graph/graph';
+import { assertPlanValid, invalidPlanDiagnostics } from '../plans/objchange/valid';
+import { plannedDataResourceObject, proposedNew } from '../plans/objchange/proposed';
+import { exactEq } from '../plans/objchange/values';
+import type { Action, ActionReason, DriftedResource, OutputChange, Plan, PlanMode, ResourceInstanceChange } from '../plans/plan';
+import { compareResourceInstanceChanges } from '../plans/plan';
+import { markWithPaths, unmarkDeepWithPaths } from '../providers/marks';
+import type { Path } from '../providers/path';
+import { applyPath, pathEquals } from '../providers/path';
+import { DEFAULT_CLIENT_CAPABILITIES } from '../providers/provider';
+import type { Schema } from '../providers/schema';
+import { impliedType } from '../providers/schema';
+import type { InstanceAddr, InstanceKey, ObjectSrc, ResourceState, State } from '../states/state';
+import { instanceAddrString, instanceKeyString, instanceKeySuffix, parseModuleInstance, resourceKey, SyncState } from '../states/state';
+import { marshal, marshalType, unmarshal, unmarshalType } from './ctyjson';
+import { decodeBody } from './decode';
+import type { Hooks } from './hooks';
+import type { ModuleInstance, Node, ProviderFactory, Repetition, ResourceValues } from './context';
+import {
+  buildConfigGraph,
+  configResourceAddr,
+  cycleDiagnostics,
+  decodeObject,
+  encodeObject,
+  expansionKeys,
+  instAddr,
+  markObject,
+  privateBytes,
+  providerFqn,
+  repetitionFor,
+  staticPath,
+  WalkContext,
+} from './context';
+import { matchesTargets, parseTargets, type Target } from './targets';
+
+export interface PlanOptions {
+  /** The loaded root module (config/load.ts loadModuleTree). */
+  config: Module;
+  /** The state as the last run left it (never mutated). */
+  state: State;
+  providers: ProviderFactory;
+  /** Raw root variable values (variables.ts); finalised here against the declarations. */
+  inputs?: ReadonlyMap<string, InputValue>;
+  /** Already-final root variable values (takes precedence over inputs). */
+  variableValues?: ReadonlyMap<string, Value>;
+  mode?: PlanMode;
+  /** -refresh=false sets this to false. */
+  refresh?: boolean;
+  targets?: readonly string[];
+  forceReplace?: readonly string[];
+  parallelism?: number;
+  cwd: string;
+  workspace?: string;
+  hooks?: Hooks;
+  signal?: AbortSignal;
+  /** Clock for the plan timestamp (tests). */
+  now?: () => Date;
+}
+
+export interface PlanResult {
+  plan: Plan;
+  diagnostics: Diagnostic[];
+}
+
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+const hasErr = (ds: readonly Diagnostic[]) => ds.some((d) => d.severity === 'error');
+
+class Planner {
+  readonly ctx: WalkContext;
+  readonly changes: ResourceInstanceChange[] = [];
+  readonly drift: DriftedResource[] = [];
+  readonly outputs: OutputChange[] = [];
+  readonly prevRunState: State;
+  readonly refreshState: SyncState;
+  readonly mode: PlanMode;
+  readonly refresh: boolean;
+  readonly targets: Target[];
+  readonly forceReplace: Target[];
+  /** absolute config resource addresses with a pending (non-NoOp) change */
+  readonly pending = new Set<string>();
+  /** change by instance address string (current objects) */
+  readonly changeByAddr = new Map<string, ResourceInstanceChange>();
+  readonly hooks: Hooks;
+  targeted?: Set<string>;
+  variableValues = new Map<string, Value>();
+
+  constructor(
+    readonly opts: PlanOptions,
+    readonly built: ReturnType<typeof buildConfigGraph>,
+  ) {
+    this.hooks = opts.hooks ?? {};
+    this.ctx = new WalkContext(
+      { root: opts.config, cwd: opts.cwd, workspace: opts.workspace ?? 'default', providers: opts.providers, parallelism: opts.parallelism ?? 10, hooks: this.hooks, signal: opts.signal, planning: true },
+      built,
+    );
+    this.prevRunState = opts.state.deepCopy();
+    this.refreshState = new SyncState(opts.state.deepCopy());
+    this.ctx.state = this.refreshState.state;
+    this.mode = opts.mode ?? 'normal';
+    this.refresh = opts.refresh !== false;
+    const td = parseTargets(opts.targets ?? []);
+    const fr = parseTargets(opts.forceReplace ?? []);
+    this.ctx.diagnostics.push(...td.diagnostics, ...fr.diagnostics);
+    this.targets = td.targets;
+    this.forceReplace = fr.targets;
+  }
+
+  get diagnostics(): Diagnostic[] {
+    return this.ctx.diagnostics;
+  }
+
+  addChange(c: ResourceInstanceChange): void {
+    this.changes.push(c);
+    if (c.deposedKey === undefined) this.changeByAddr.set(instanceAddrString(c.addr), c);
+    if (c.action !== 'NoOp') this.pending.add(configResourceAddr(staticPath(c.addr.module), resourceKey(c.addr)));
+  }
+
+  // ---- per-node execution --------------------------------------------------------------------------------------
+
+  async exec(key: string, n: Node): Promise<boolean> {
+    switch (n.kind) {
+      case 'provider':
+        return this.ctx.configureProvider(n);
+      case 'var':
+        return this.ctx.evalVariable(n);
+      case 'local':
+        return this.ctx.evalLocal(n);
+      case 'module':
+        return this.ctx.expandModule(n);
+      case 'module-close':
+        return true;
+      case 'output':
+        return this.planOutput(n);
+      case 'check':
+        return this.evalCheck(n);
+      case 'resource':
+        if (this.targeted && !this.targeted.has(key)) return true;
+        return this.planResource(n);
+      case 'destroy':
+        return true;
+    }
+  }
+
+  private evalCheck(n: Extract<Node, { kind: 'check' }>): boolean {
+    const c = n.mod.checks[n.index];
+    for (const inst of this.ctx.instancesOf(n.path)) {
+      for (const a of c.asserts) {
+        if (!a.condition) continue;
+        const ds: Diagnostic[] = [];
+        const v = this.ctx.eval(a.condition.ast, inst, {}, ds);
+        if (hasErr(ds)) {
+          for (const d of ds) this.diagnostics.push({ ...d, severity: 'warning' });
+          continue;
+        }
+        if (!v.isKnown || v.isNull) continue;
+        const [u] = v.unmark();
+        if (u.type.kind === 'bool' && !u.bool) {
+          const msg = a.errorMessage ? this.ctx.eval(a.errorMessage.ast, inst, {}, []) : Value.string('');
+          const text = msg.isKnown && !msg.isNull && msg.type.kind === 'string' ? msg.unmark()[0].str : '';
+          this.diagnostics.push(warning('Check block assertion failed', text, a.condition.range));
+        }
+      }
+    }
+    return true;
+  }
+
+  private planOutput(n: Extract<Node, { kind: 'output' }>): boolean {
+    const o = n.mod.outputs.get(n.name)!;
+    const diags: Diagnostic[] = [];
+    for (const inst of this.ctx.instancesOf(n.path)) {
+      let v: Value = Value.null();
+      if (this.mode === 'destroy') {
+        v = Value.null();
+      } else if (o.value) {
+        for (const pc of o.preconditions) this.checkCondition(pc, inst, {}, diags, 'precondition');
+        v = this.ctx.eval(o.value.ast, inst, {}, diags);
+        if (!o.sensitive && v.hasMarksDeep && v.unmarkDeep()[1].has('sensitive') && !hasErr(diags)) {
+          diags.push(
+            error(
+              'Output refers to sensitive values',
+              'To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, Terraform requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true',
+              o.declRange,
+            ),
+          );
+        }
+      }
+      inst.outputs.set(n.name, v);
+      if (inst.addr === '' && !(inst.addr === '' && n.path !== '')) {
+        if (n.path === '' && o.sensitive === false && inst.addr === '' && false) continue;
+      }
+      if (n.path === '') {
+        const prev = this.prevRunState.outputs.get(n.name);
+        let before = Value.null();
+        if (prev) {
+          try {
+            const t = JSON.parse(prev.typeJSON);
+            void t;
+            before = decodeOutput(prev.valueJSON, prev.typeJSON);
+          } catch {
+            before = Value.null();
+          }
+          if (prev.sensitive) before = before.mark('sensitive');
+        }
+        let after = o.sensitive ? v.mark('sensitive') : v;
+        if (this.mode === 'destroy') after = Value.null();
+        let action: Action;
+        if (!prev) action = after.isNull && after.isKnown ? 'NoOp' : 'Create';
+        else if (after.isKnown && after.isNull) action = 'Delete';
+        else {
+          const a = after.unmarkDeep()[0];
+          const b = before.unmarkDeep()[0];
+          action = a.isWhollyKnown && exactEq(a, b) && T.typeEquals(a.type, b.type) ? 'NoOp' : a.isWhollyKnown && sameJSON(a, b) ? 'NoOp' : 'Update';
+        }
+        this.outputs.push({ addr: `output.${n.name}`, module: '', name: n.name, action, before, after, sensitive: o.sensitive || prev?.sensitive === true });
+      }
+    }
+    this.diagnostics.push(...diags);
+    return !hasErr(diags);
+  }
+
+  checkCondition(
+    c: { condition?: { ast: import('../lang/ast').Expr; range: import('../diags/diagnostic').Range }; errorMessage?: { ast: import('../lang/ast').Expr }; range: import('../diags/diagnostic').Range },
+    inst: ModuleInstance,
+    rep: Repetition,
+    diags: Diagnostic[],
+    kind: 'precondition' | 'postcondition',
+    self?: Value,
+  ): boolean {
+    if (!c.condition) return true;
+    const scope = this.ctx.scope(inst, rep, self);
+    const r = evaluate(c.condition.ast, scope);
+    if (hasErr(r.diagnostics)) {
+      diags.push(...r.diagnostics);
+      return false;
+    }
+    const v = r.value;
+    if (!v.isKnown) return true;
+    const [u] = v.unmarkDeep();
+    if (u.isNull) {
+      diags.push(error('Invalid condition result', 'Condition expression must return either true or false, not null.', c.condition.range));
+      return false;
+    }
+    if (u.type.kind === 'bool' && u.bool) return true;
+    let msg = '';
+    if (c.errorMessage) {
+      const m = evaluate(c.errorMessage.ast, scope);
+      if (m.value.isKnown && !m.value.isNull && m.value.type.kind === 'string') msg = m.value.unmarkDeep()[0].str;
+    }
+    diags.push({ ...error(kind === 'precondition' ? 'Resource precondition failed' : 'Resource postcondition failed', msg, c.condition.range), values: undefined });
+    return false;
+  }
+
+  // ---- resources ---------------------------------------------------------------------------------------------------
+
+  private async planResource(n: Extract<Node, { kind: 'resource' }>): Promise<boolean> {
+    const r = n.res;
+    const schema = this.ctx.schemaOf(n.fqn, r.mode, r.type);
+    if (!schema) {
+      this.diagnostics.push(
+        error(
+          r.mode === 'managed' ? 'Invalid resource type' : 'Invalid data source',
+          `The provider ${n.fqn.replace(/^registry\.terraform\.io\//, '')} does not support ${r.mode === 'managed' ? 'resource' : 'data source'} type ${JSON.stringify(r.type)}.`,
+          r.typeRange,
+        ),
+      );
+      return false;
+    }
+    const diags: Diagnostic[] = [];
+    const tasks: Promise<boolean>[] = [];
+    for (const inst of this.ctx.instancesOf(n.path)) {
+      const e = this.mode === 'destroy' ? { kind: 'single' as const } : this.ctx.expand(inst, r.count, r.forEach, diags);
+      const rv: ResourceValues = { expansion: e, instances: new Map() };
+      inst.resources.set(configResourceKey(r), rv);
+      if (e.kind === 'unknown') continue;
+      const keys = this.mode === 'destroy' ? [] : expansionKeys(e);
+      const wanted = new Set(keys.map(instanceKeyString));
+      const rs = this.refreshState.state.resource({ module: inst.addr, mode: r.mode, type: r.type, name: r.name });
+      // Orphaned instances (keys no longer in the expansion).
+      if (rs) {
+        for (const [ks, is] of rs.instances) {
+          if (wanted.has(ks)) {
+            for (const dk of is.deposed.keys()) tasks.push(this.planDeposed(instAddr(inst.addr, r, is.key), dk, schema, rs.provider, r));
+            continue;
+          }
+          if (r.mode === 'data') {
+            this.refreshState.forgetResourceInstanceAll(instAddr(inst.addr, r, is.key));
+            continue;
+          }
+          const reason: ActionReason =
+            this.mode === 'destroy'
+              ? 'None'
+              : e.kind === 'count'
+                ? typeof is.key === 'number'
+                  ? 'DeleteBecauseCountIndex'
+                  : 'DeleteBecauseWrongRepetition'
+                : e.kind === 'foreach'
+                  ? typeof is.key === 'string'
+                    ? 'DeleteBecauseEachKey'
+                    : 'DeleteBecauseWrongRepetition'
+                  : 'DeleteBecauseWrongRepetition';
+          tasks.push(this.planOrphan(instAddr(inst.addr, r, is.key), rs, schema, reason, r));
+        }
+      }
+      for (const k of keys) {
+        const addr = instAddr(inst.addr, r, k);
+        if (this.targets.length && !matchesTargets(this.targets, addr)) {
+          const o = rs?.instances.get(instanceKeyString(k))?.current;
+          const v = o ? decodeObject(o, schema) : undefined;
+          if (v) rv.instances.set(instanceKeyString(k), v);
+          continue;
+        }
+        const rep = repetitionFor(e, k);
+        tasks.push(
+          (r.mode === 'managed' ? this.planManaged(n, inst, addr, rep, schema, diags) : this.planData(n, inst, addr, rep, schema, diags)).then((v) => {
+            if (v) rv.instances.set(instanceKeyString(k), v);
+            return v !== undefined;
+          }),
+        );
+      }
+    }
+    const results = await Promise.all(tasks);
+    this.diagnostics.push(...diags);
+    return results.every((x) => x) && !hasErr(diags);
+  }
+
+  /** Upgrades a stored object to the provider's current schema and decodes it. */
+  async upgrade(addr: InstanceAddr, o: ObjectSrc, schema: Schema, fqn: string, diags: Diagnostic[]): Promise<Value | undefined> {
+    const p = this.ctx.providers.get(fqn);
+    if (!p) return undefined;
+    if (o.schemaVersion > schema.version) {
+      diags.push(
+        error(
+          'Resource instance managed by newer provider version',
+          `The current state of ${instanceAddrString(addr)} was created by a newer provider version than is currently selected. Upgrade the ${fqn.split('/').pop()} provider to work with this state.`,
+        ),
+      );
+      return undefined;
+    }
+    const r = await this.ctx.sem.run(() =>
+      p.provider.upgradeResourceState({ typeName: addr.type, version: o.schemaVersion, rawStateJson: o.attrsJSON, rawStateFlatmap: o.attrsFlat as Record<string, string> | undefined }),
+    );
+    diags.push(...r.diagnostics);
+    if (hasErr(r.diagnostics)) return undefined;
+    return markObject(r.upgradedState, schema, o.sensitivePaths.map((p2) => fromState(p2)));
+  }
+
+  /** Refreshes an object (ReadResource); returns the new value (null when gone) or undefined on errors. */
+  async refreshObject(addr: InstanceAddr, deposedKey: string | undefined, o: ObjectSrc, prior: Value, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[]): Promise<Value | undefined> {
+    if (!this.refresh) return prior;
+    const p = this.ctx.providers.get(fqn)!;
+    this.hooks.preRefresh?.(addr, deposedKey, prior);
+    const { value: unmarked, marks } = unmarkDeepWithPaths(prior);
+    const r = await this.ctx.sem.run(() =>
+      p.provider.readResource({ typeName: addr.type, currentState: unmarked, private: privateBytes(o), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
+    );
+    diags.push(...r.diagnostics.map((d) => withAddr(d, addr)));
+    if (hasErr(r.diagnostics)) return undefined;
+    let nv = r.newState;
+    if (!nv.isNull) nv = markObject(markWithPaths(nv, marks), schema);
+    else nv = Value.null(impliedType(schema.block));
+    this.hooks.postRefresh?.(addr, deposedKey, prior, nv);
+    // Record drift and store the refreshed object.
+    const changed = !exactEq(nv.unmarkDeep()[0], unmarked);
+    if (changed) {
+      this.drift.push({ addr, prevRunAddr: addr, deposedKey, providerAddr, action: nv.isNull ? 'Delete' : 'Update', before: prior, after: nv });
+    }
+    if (nv.isNull) {
+      if (deposedKey) this.refreshState.setResourceInstanceDeposed(addr, deposedKey, null, providerAddr);
+      else this.refreshState.setResourceInstanceCurrent(addr, null, providerAddr);
+    } else if (changed || r.private.length !== privateBytes(o).length) {
+      const src = encodeObject(nv, schema, { status: o.status, dependencies: o.dependencies, createBeforeDestroy: o.createBeforeDestroy, private: r.private });
+      if (deposedKey) this.refreshState.setResourceInstanceDeposed(addr, deposedKey, src, providerAddr);
+      else this.refreshState.setResourceInstanceCurrent(addr, src, providerAddr);
+    }
+    return nv;
+  }
+
+  private async planOrphan(addr: InstanceAddr, rs: ResourceState, schema: Schema, reason: ActionReason, r: Resource | undefined): Promise<boolean> {
+    const diags: Diagnostic[] = [];
+    const is = rs.instances.get(instanceKeyString(addr.key))!;
+    const fqn = fqnOfProviderAddr(rs.provider);
+    const tasks: Promise<boolean>[] = [];
+    for (const dk of is.deposed.keys()) tasks.push(this.planDeposed(addr, dk, schema, rs.provider, r));
+    const o = is.current;
+    if (o) {
+      if (this.targets.length && !matchesTargets(this.targets, addr)) return (await Promise.all(tasks)).every((x) => x);
+      const prior = await this.upgrade(addr, o, schema, fqn, diags);
+      if (prior) {
+        const nv = await this.refreshObject(addr, undefined, o, prior, schema, fqn, rs.provider, diags);
+        if (nv && !nv.isNull && this.mode !== 'refresh-only') {
+          this.addChange({
+            addr,
+            prevRunAddr: addr,
+            providerAddr: rs.provider,
+            action: 'Delete',
+            actionReason: reason,
+            before: nv,
+            after: Value.null(impliedType(schema.block)),
+            requiredReplace: [],
+            private: privateBytes(o),
+          });
+          if (r && this.preventDestroy(r)) diags.push(preventDestroyDiag(addr, r));
+        }
+      }
+    }
+    this.diagnostics.push(...diags);
+    return (await Promise.all(tasks)).every((x) => x) && !hasErr(diags);
+  }
+
+  private async planDeposed(addr: InstanceAddr, dk: string, schema: Schema, providerAddr: string, r: Resource | undefined): Promise<boolean> {
+    void r;
+    const diags: Diagnostic[] = [];
+    const o = this.refreshState.state.object(addr, dk);
+    if (!o) return true;
+    const fqn = fqnOfProviderAddr(providerAddr);
+    const prior = await this.upgrade(addr, o, schema, fqn, diags);
+    if (prior) {
+      const nv = await this.refreshObject(addr, dk, o, prior, schema, fqn, providerAddr, diags);
+      if (nv && !nv.isNull && this.mode !== 'refresh-only') {
+        this.addChange({
+          addr,
+          prevRunAddr: addr,
+          deposedKey: dk,
+          providerAddr,
+          action: 'Delete',
+          actionReason: 'None',
+          before: nv,
+          after: Value.null(impliedType(schema.block)),
+          requiredReplace: [],
+          private: privateBytes(o),
+        });
+      }
+    }
+    this.diagnostics.push(...diags);
+    return !hasErr(diags);
+  }
+
+  preventDestroy(r: Resource): boolean {
+    const e = r.lifecycle?.preventDestroy;
+    if (!e) return false;
+    const v = evaluate(e.ast, { funcCtx: { baseDir: '.', planning: true, console: false }, resolve: () => ({ variables: new Map(), diagnostics: [] }) }).value;
+    return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
+  }
+
+  private createBeforeDestroy(r: Resource): boolean {
+    const e = r.lifecycle?.createBeforeDestroy;
+    if (!e) return false;
+    const v = evaluate(e.ast, { funcCtx: { baseDir: '.', planning: true, console: false }, resolve: () => ({ variables: new Map(), diagnostics: [] }) }).value;
+    return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
+  }
+
+  /** Plans one managed instance; returns its planned (marked) value for references, or undefined on errors. */
+  private async planManaged(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
+    const r = n.res;
+    const diags: Diagnostic[] = [];
+    const p = this.ctx.providers.get(n.fqn)!;
+    const block = schema.block;
+    const nullObj = Value.null(impliedType(block));
+    const addrStr = instanceAddrString(addr);
+    const cur = this.refreshState.state.object(addr);
+    const rs = this.refreshState.state.resource(addr);
+    const providerAddr = n.providerAddr;
+    let prior: Value = nullObj;
+    let priorPrivate: Uint8Array = new Uint8Array();
+    let tainted = false;
+    if (cur) {
+      const up = await this.upgrade(addr, cur, schema, n.fqn, diags);
+      if (!up) {
+        outDiags.push(...diags);
+        return undefined;
+      }
+      const nv = await this.refreshObject(addr, undefined, cur, up, schema, n.fqn, rs?.provider ?? providerAddr, diags);
+      if (!nv) {
+        outDiags.push(...diags);
+        return undefined;
+      }
+      prior = nv;
+      priorPrivate = privateBytes(this.refreshState.state.object(addr) ?? cur);
+      tainted = cur.status === 'tainted' && !nv.isNull;
+    }
+    if (this.mode === 'refresh-only') {
+      outDiags.push(...diags);
+      return prior.isNull ? undefined : prior;
+    }
+    if (this.mode === 'destroy') {
+      outDiags.push(...diags);
+      return prior;
+    }
+
+    // Configuration.
+    const scope = this.ctx.scope(inst, rep);
+    const config = decodeBody(r.config, block, scope, diags);
+    if (hasErr(diags)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    for (const pc of r.lifecycle?.preconditions ?? []) this.checkCondition(pc, inst, rep, diags, 'precondition');
+    if (hasErr(diags)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    const { value: unmarkedConfig, marks: configMarks } = unmarkDeepWithPaths(config);
+    const vr = await p.provider.validateResourceConfig({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+    diags.push(...vr.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    if (hasErr(vr.diagnostics)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+
+    let priorForPlan = prior;
+    if (tainted) priorForPlan = nullObj;
+    const unmarkedPrior = unmarkDeepWithPaths(priorForPlan).value;
+    const configForPlan = this.ignoreChanges(r, unmarkedConfig, unmarkedPrior, diags);
+    let proposed = proposedNew(block, unmarkedPrior, configForPlan);
+    this.hooks.preDiff?.(addr, undefined, priorForPlan, proposed);
+    let resp = await this.ctx.sem.run(() =>
+      p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: configForPlan, priorPrivate: tainted ? new Uint8Array() : priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
+    );
+    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    if (hasErr(resp.diagnostics)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    let planned = resp.plannedState;
+    if (!resp.legacyTypeSystem) {
+      const errs = assertPlanValid(block, unmarkedPrior, configForPlan, planned);
+      if (errs.length) {
+        diags.push(...invalidPlanDiagnostics(errs, n.fqn, addrStr));
+        outDiags.push(...diags);
+        return undefined;
+      }
+    }
+
+    // requiresReplace paths that actually change.
+    const reqRep: Path[] = [];
+    if (!priorForPlan.isNull) {
+      for (const path of resp.requiresReplace) {
+        const a = applyPath(unmarkedPrior, path);
+        const b = applyPath(planned, path);
+        if (a.error !== undefined && b.error !== undefined) continue;
+        if (a.error !== undefined || b.error !== undefined) {
+          reqRep.push(path);
+          continue;
+        }
+        if (b.value!.isWhollyKnown && exactEq(a.value!, b.value!)) continue;
+        if (!reqRep.some((q) => pathEquals(q, path))) reqRep.push(path);
+      }
+    }
+    const forced = this.forceReplace.length > 0 && matchesTargets(this.forceReplace, addr, true);
+    const triggered = !priorForPlan.isNull && this.replaceTriggered(r, inst, rep, diags);
+    const eq = planned.isWhollyKnown && exactEq(planned, unmarkedPrior);
+    const cbd = this.createBeforeDestroy(r);
+    let action: Action;
+    let reason: ActionReason = 'None';
+    if (priorForPlan.isNull) action = 'Create';
+    else if (eq && !forced && !triggered) action = 'NoOp';
+    else if (forced || triggered || reqRep.length) {
+      action = cbd ? 'CreateThenDelete' : 'DeleteThenCreate';
+      reason = forced ? 'ReplaceByRequest' : triggered ? 'ReplaceByTriggers' : 'ReplaceBecauseCannotUpdate';
+    } else action = 'Update';
+    let planPrivate = resp.plannedPrivate;
+    if (action === 'DeleteThenCreate' || action === 'CreateThenDelete') {
+      proposed = proposedNew(block, nullObj, configForPlan);
+      resp = await this.ctx.sem.run(() =>
+        p.provider.planResourceChange({ typeName: r.type, priorState: nullObj, proposedNewState: proposed, config: configForPlan, priorPrivate: new Uint8Array(), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
+      );
+      diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+      if (hasErr(resp.diagnostics)) {
+        outDiags.push(...diags);
+        return undefined;
+      }
+      planned = resp.plannedState;
+      planPrivate = resp.plannedPrivate;
+      if (!resp.legacyTypeSystem) {
+        const errs = assertPlanValid(block, nullObj, configForPlan, planned);
+        if (errs.length) {
+          diags.push(...invalidPlanDiagnostics(errs, n.fqn, addrStr));
+          outDiags.push(...diags);
+          return undefined;
+        }
+      }
+    }
+    if (action === 'Create' && tainted) {
+      action = cbd ? 'CreateThenDelete' : 'DeleteThenCreate';
+      reason = 'ReplaceBecauseTainted';
+    }
+    const after = markObject(markWithPaths(planned, configMarks), schema);
+    const before = tainted ? prior : priorForPlan;
+    this.hooks.postDiff?.(addr, undefined, action, before, after);
+    this.addChange({
+      addr,
+      prevRunAddr: addr,
+      providerAddr,
+      action,
+      actionReason: reason,
+      before,
+      after,
+      requiredReplace: reqRep,
+      private: planPrivate,
+      config: unmarkedConfig,
+      schemaVersion: schema.version,
+    });
+    if ((action === 'DeleteThenCreate' || action === 'CreateThenDelete') && this.preventDestroy(r)) diags.push(preventDestroyDiag(addr, r));
+    outDiags.push(...diags);
+    return after;
+  }
+
+  /** ignore_changes: configured values at the ignored paths are replaced by the prior values. */
+  private ignoreChanges(r: Resource, config: Value, prior: Value, diags: Diagnostic[]): Value {
+    void diags;
+    const ic = r.lifecycle?.ignoreChanges;
+    if (!ic || prior.isNull) return config;
+    if (ic === 'all') {
+      // Every non-computed-only attribute keeps its prior value.
+      const m = new Map<string, Value>();
+      for (const [k, v] of config.entries) m.set(k, prior.entries.get(k) ?? v);
+      return Value.raw(config.type, m);
+    }
+    let out = config;
+    for (const e of ic) {
+      const steps: string[] = [];
+      const ast = e.ast as { kind: string; traversal?: { root: string; steps: { kind: string; name?: string }[] } };
+      const root = e.refs[0]?.root ?? (ast.traversal ? ast.traversal.root : undefined);
+      if (!root) continue;
+      steps.push(root);
+      for (const s of e.refs[0]?.steps ?? []) if (s.kind === 'attr') steps.push(s.name);
+      out = replaceAt(out, prior, steps);
+    }
+    return out;
+  }
+
+  private replaceTriggered(r: Resource, inst: ModuleInstance, rep: Repetition, diags: Diagnostic[]): boolean {
+    void diags;
+    const rtb = r.lifecycle?.replaceTriggeredBy;
+    if (!rtb) return false;
+    for (const e of rtb) {
+      const ref = e.refs[0];
+      if (!ref) continue;
+      const isData = ref.root === 'data';
+      const steps = ref.steps;
+      const type = isData ? (steps[0] as { name?: string }).name : ref.root;
+      const name = isData ? (steps[1] as { name?: string }).name : (steps[0] as { name?: string }).name;
+      if (!type || !name) continue;
+      let rest = steps.slice(isData ? 2 : 1);
+      // Instance key: a literal index, or count.index / each.key of this instance.
+      let key: InstanceKey | 'any' = 'any';
+      if (rest[0]?.kind === 'index') {
+        key = (rest[0] as { key: string | number }).key;
+        rest = rest.slice(1);
+      } else if (/\[\s*count\.index\s*\]/.test(e.text) && rep.countIndex) {
+        key = Number(rep.countIndex.num.toString());
+        rest = rest.filter(() => true);
+      } else if (/\[\s*each\.key\s*\]/.test(e.text) && rep.each) key = rep.each.key.str;
+      const attrs = rest.filter((s) => s.kind === 'attr').map((s) => (s as { name: string }).name);
+      const prefix = `${inst.addr ? inst.addr + '.' : ''}${isData ? 'data.' : ''}${type}.${name}`;
+      for (const c of this.changes) {
+        if (c.deposedKey !== undefined) continue;
+        const s = instanceAddrString(c.addr);
+        if (!s.startsWith(prefix)) continue;
+        const rest2 = s.slice(prefix.length);
+        if (rest2 && !rest2.startsWith('[')) continue;
+        if (key !== 'any' && rest2 !== instanceKeySuffix(key)) continue;
+        if (c.action === 'NoOp' || c.action === 'Read') continue;
+        if (c.action === 'Create' && attrs.length === 0) continue;
+        if (!attrs.length) return true;
+        let a = c.before.unmarkDeep()[0];
+        let b = c.after.unmarkDeep()[0];
+        for (const at of attrs) {
+          a = a.isKnown && !a.isNull && a.type.kind === 'object' ? a.entries.get(at) ?? Value.null() : Value.null();
+          b = b.isKnown && !b.isNull && b.type.kind === 'object' ? b.entries.get(at) ?? Value.null() : Value.unknown();
+        }
+        if (!b.isWhollyKnown || !exactEq(a, b)) return true;
+      }
+    }
+    return false;
+  }
+
+  private async planData(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
+    const r = n.res;
+    const diags: Diagnostic[] = [];
+    const p = this.ctx.providers.get(n.fqn)!;
+    const block = schema.block;
+    if (this.mode === 'destroy') {
+      const o = this.refreshState.state.object(addr);
+      return o ? decodeObject(o, schema) : Value.null(impliedType(block));
+    }
+    const config = decodeBody(r.config, block, this.ctx.scope(inst, rep), diags);
+    if (hasErr(diags)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    const { value: unmarkedConfig, marks } = unmarkDeepWithPaths(config);
+    const vr = await p.provider.validateDataResourceConfig({ typeName: r.type, config: unmarkedConfig });
+    diags.push(...vr.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    if (hasErr(vr.diagnostics)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    const deps = this.built.resourceDeps.get(configResourceAddr(staticPath(addr.module), resourceKey(addr))) ?? [];
+    const depPending = deps.some((d) => this.pending.has(d));
+    if (!unmarkedConfig.isWhollyKnown || depPending) {
+      const planned = markObject(markWithPaths(plannedDataResourceObject(block, unmarkedConfig), marks), schema);
+      this.addChange({
+        addr,
+        prevRunAddr: addr,
+        providerAddr: n.providerAddr,
+        action: 'Read',
+        actionReason: unmarkedConfig.isWhollyKnown ? 'ReadBecauseDependencyPending' : 'ReadBecauseConfigUnknown',
+        before: Value.null(impliedType(block)),
+        after: planned,
+        requiredReplace: [],
+        private: new Uint8Array(),
+        config: unmarkedConfig,
+        schemaVersion: schema.version,
+      });
+      outDiags.push(...diags);
+      return planned;
+    }
+    this.hooks.preReadData?.(addr);
+    const resp = await this.ctx.sem.run(() => p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
+    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    this.hooks.postReadData?.(addr, hasErr(resp.diagnostics));
+    if (hasErr(resp.diagnostics)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    const v = markObject(markWithPaths(resp.state, marks), schema);
+    this.refreshState.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), n.providerAddr);
+    for (const pc of r.lifecycle?.postconditions ?? []) this.checkCondition(pc, inst, rep, diags, 'postcondition', v);
+    outDiags.push(...diags);
+    return v;
+  }
+
+  // ---- orphans of modules and removed resources -----------------------------------------------------------------
+
+  /** State resources with no configuration, or in module instances no longer expanded. */
+  async planStateOrphans(): Promise<void> {
+    const tasks: Promise<boolean>[] = [];
+    for (const [m, rs] of [...this.refreshState.state.allResources()]) {
+      const sp = staticPath(m.addr);
+      const insts = this.ctx.instancesOf(sp);
+      const inst = insts.find((i) => i.addr === m.addr);
+      const modCfg = findModule(this.opts.config, sp);
+      const cfg = modCfg ? [...modCfg.resources, ...modCfg.checks.flatMap((c) => c.data)].find((r) => r.mode === rs.mode && r.type === rs.type && r.name === rs.name) : undefined;
+      if (inst && cfg && this.mode !== 'destroy') continue;
+      if (inst && cfg && this.mode === 'destroy') {
+        // destroy mode: every instance is deleted
+      }
+      const fqn = fqnOfProviderAddr(rs.provider);
+      const schema = this.ctx.schemaOf(fqn, rs.mode, rs.type);
+      if (!schema) continue;
+      for (const is of rs.instances.values()) {
+        const addr = instAddr(m.addr, rs, is.key);
+        if (rs.mode === 'data') {
+          this.refreshState.forgetResourceInstanceAll(addr);
+          continue;
+        }
+        const reason: ActionReason = this.mode === 'destroy' ? 'None' : !inst ? 'DeleteBecauseNoModule' : 'DeleteBecauseNoResourceConfig';
+        tasks.push(this.planOrphan(addr, rs, schema, reason, cfg));
+      }
+    }
+    await Promise.all(tasks);
+  }
+}
+
+function findModule(root: Module, sp: string): Module | undefined {
+  if (sp === '') return root;
+  let m: Module | undefined = root;
+  for (const [name] of parseModuleInstance(sp)) {
+    m = m?.moduleCalls.get(name)?.module;
+    if (!m) return undefined;
+  }
+  return m;
+}
+
+export function fqnOfProviderAddr(a: string): string {
+  const m = /provider\["([^"]+)"\]/.exec(a);
+  return m ? m[1] : a;
+}
+
+function fromState(p: import('../states/state').AttrPath): Path {
+  return p.map((s) => {
+    if (s.type === 'get_attr') return { kind: 'attr' as const, name: s.name };
+    try {
+      const j = JSON.parse(s.key) as { value: string | number; type: string };
+      return { kind: 'index' as const, key: j.type === 'number' ? Value.number(Number(j.value)) : Value.string(String(j.value)) };
+    } catch {
+      return { kind: 'index' as const, key: Value.string(s.key) };
+    }
+  });
+}
+
+function replaceAt(config: Value, prior: Value, steps: string[]): Value {
+  if (!steps.length) return prior;
+  if (!config.isKnown || config.isNull || config.type.kind !== 'object') return config;
+  const [h, ...t] = steps;
+  if (!config.entries.has(h)) return config;
+  const pv = prior.isKnown && !prior.isNull && prior.type.kind === 'object' ? prior.entries.get(h) ?? Value.null() : Value.null();
+  const m = new Map(config.entries);
+  m.set(h, replaceAt(config.entries.get(h)!, pv, t));
+  return Value.raw(config.type, m);
+}
+
+function withAddr(d: Diagnostic, addr: InstanceAddr, subject?: import('../diags/diagnostic').Range): Diagnostic {
+  void addr;
+  if (d.subject || !subject) return d;
+  return { ...d, subject };
+}
+
+export function preventDestroyDiag(addr: InstanceAddr, r: Resource): Diagnostic {
+  return error(
+    'Instance cannot be destroyed',
+    `Resource ${instanceAddrString(addr)} has lifecycle.prevent_destroy set, but the plan calls for this resource to be destroyed. To avoid this error and continue with the plan, either disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target option.`,
+    r.declRange,
+  );
+}
+
+function decodeOutput(valueJSON: string, typeJSON: string): Value {
+  const r = unmarshal(valueJSON, unmarshalType(typeJSON));
+  return r.value ?? Value.null();
+}
+
+function sameJSON(a: Value, b: Value): boolean {
+  try {
+    return marshal(a) === marshal(b) && marshalType(a.type) === marshalType(b.type);
+  } catch {
+    return false;
+  }
+}
+
+/** Terraform's Context.Plan. */
+export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
+  const started = (opts.now ?? (() => new Date()))();
+  const built = buildConfigGraph(opts.config);
+  const pl = new Planner(opts, built);
+  const diags = pl.diagnostics;
+  diags.push(...built.diagnostics, ...cycleDiagnostics(built.graph));
+
+  // Root variables.
+  if (opts.variableValues) for (const [k, v] of opts.variableValues) pl.variableValues.set(k, v);
+  else {
+    const fin = finalizeRootVariables(opts.config, opts.inputs ?? new Map());
+    diags.push(...fin.diagnostics);
+    for (const [k, v] of fin.inputs.values) pl.variableValues.set(k, v);
+  }
+  for (const [k, v] of pl.variableValues) pl.ctx.rootInstance.vars.set(k, v);
+
+  // Providers used by the configuration and the state.
+  const fqns = new Set<string>();
+  for (const [, n] of built.graph.entries()) if (n.kind === 'provider') fqns.add(n.fqn);
+  for (const [, rs] of opts.state.allResources()) fqns.add(fqnOfProviderAddr(rs.provider));
+  if (!hasErr(diags)) await pl.ctx.loadProviders(fqns);
+
+  if (pl.targets.length) pl.targeted = targetedNodes(pl, built);
+
+  if (!hasErr(diags)) {
+    // State-only providers need configuring too (for refresh and destroy of orphans).
+    for (const fqn of fqns) {
+      const e = pl.ctx.providers.get(fqn);
+      if (e && !built.graph.has(`provider\u0000\u0000${fqn}`)) {
+        await pl.ctx.configureProvider({ kind: 'provider', fqn, name: fqn.split('/').pop()! });
+      }
+    }
+    await walk(built.graph, (k, n) => pl.exec(k, n), { signal: opts.signal });
+    if (!hasErr(diags) || pl.changes.length) await pl.planStateOrphans();
+  }
+  if (pl.targets.length && !hasErr(diags)) {
+    diags.push(
+      warning(
+        'Resource targeting is in effect',
+        'You are creating a plan with the -target option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target option is not for routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message.',
+      ),
+    );
+  }
+
+  // Root outputs no longer in configuration are deleted.
+  if (pl.mode !== 'refresh-only') {
+    for (const [name, prev] of pl.prevRunState.outputs) {
+      if (opts.config.outputs.has(name)) continue;
+      let before = decodeOutput(prev.valueJSON, prev.typeJSON);
+      if (prev.sensitive) before = before.mark('sensitive');
+      pl.outputs.push({ addr: `output.${name}`, module: '', name, action: 'Delete', before, after: Value.null(), sensitive: prev.sensitive });
+    }
+  }
+  pl.outputs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  const priorState = await pl.refreshState.close();
+  const changes = pl.changes.slice().sort(compareResourceInstanceChanges);
+  const errored = hasErr(diags);
+  const anyChange = changes.some((c) => c.action !== 'NoOp') || pl.outputs.some((o) => o.action !== 'NoOp');
+  const applyable = !errored && (pl.mode === 'refresh-only' ? pl.drift.length > 0 || pl.outputs.some((o) => o.action !== 'NoOp') : anyChange);
+  const schemas = new Map([...pl.ctx.providers].map(([k, e]) => [k, e.schema]));
+  const plan: Plan = {
+    uiMode: pl.mode,
+    variableValues: pl.variableValues,
+    changes: pl.mode === 'refresh-only' ? [] : changes,
+    outputs: pl.outputs,
+    driftedResources: pl.drift.sort(compareResourceInstanceChanges),
+    prevRunState: pl.prevRunState,
+    priorState,
+    targets: opts.targets ?? [],
+    forceReplace: opts.forceReplace ?? [],
+    applyable,
+    errored,
+    complete: !errored && (opts.targets ?? []).length === 0,
+    checks: null,
+    timestamp: rfc3339(started),
+    schemas,
+    diagnostics: diags,
+  };
+  return { plan, diagnostics: diags };
+}
+
+/** Resource nodes selected by -target and everything they depend on. */
+function targetedNodes(pl: Planner, built: ReturnType<typeof buildConfigGraph>): Set<string> {
+  const out = new Set<string>();
+  const stack: string[] = [];
+  for (const [addr, k] of built.resourceNodes) {
+    const n = built.graph.get(k) as Extract<Node, { kind: 'resource' }>;
+    void n;
+    if (pl.targets.some((t) => t.configPrefix.length === 0 || addr === t.configAddr || addr.startsWith(t.configAddr + '.') || (t.isModule && addr.startsWith(t.configAddr + '.')))) stack.push(k);
+  }
+  while (stack.length) {
+    const k = stack.pop()!;
+    if (out.has(k)) continue;
+    out.add(k);
+    for (const d of built.graph.dependencies(k)) stack.push(d);
+  }
+  return out;
+}
+
+export { providerFqn, marshal };
