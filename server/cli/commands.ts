@@ -3,20 +3,30 @@
 
 import { runConsoleInDirectory } from './console-scope';
 import { runFmt } from './fmt';
+import { runForceUnlock } from './forceunlock';
 import { runGet } from './get';
 import { runInit } from './init';
 import { runProviders } from './providers';
 import type { Command } from './io';
+import { runOutput } from './output';
+import { runShow } from './show';
+import { runState } from './state/index';
+import { runWorkspace } from './workspace';
 import { runValidate } from './validate';
 import { TERRAFORM_VERSION, VERSION_TEXT } from './version';
 
 export const commands: Record<string, Command> = {
   console: (args, io) => runConsoleInDirectory(args, io),
   fmt: (args, io) => runFmt(args, io),
+  'force-unlock': (args, io) => runForceUnlock(args, io),
   get: (args, io) => runGet(args, io),
   init: (args, io) => runInit(args, io),
+  output: (args, io) => runOutput(args, io),
   providers: (args, io) => runProviders(args, io),
+  show: (args, io) => runShow(args, io),
+  state: (args, io) => runState(args, io),
   validate: (args, io) => runValidate(args, io),
+  workspace: (args, io) => runWorkspace(args, io),
   version: async (args, io) => {
     if (args.includes('-json')) {
       const doc = { terraform_version: TERRAFORM_VERSION, platform: 'linux_amd64', provider_selections: {}, terraform_outdated: false };
