@@ -181,7 +181,8 @@ function decode(j: J, t: Type, path: Path, ignoreUndefined: boolean): Value {
         m.set(k, decode(v, at, [...path, attrStep(k)], ignoreUndefined));
       }
       for (const [k, at] of t.attrs) if (!m.has(k)) m.set(k, Value.null(at));
-      return Value.raw(t, m);
+      // As cty.ObjectVal: the object's type comes from its values, so dynamic attributes get concrete types.
+      return Value.object(m);
     }
     default:
       return fail(path, `unsupported type ${t.kind}`);
