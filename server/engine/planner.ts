@@ -761,10 +761,8 @@ class Planner {
       const inst = insts.find((i) => i.addr === m.addr);
       const modCfg = findModule(this.opts.config, sp);
       const cfg = modCfg ? [...modCfg.resources, ...modCfg.checks.flatMap((c) => c.data)].find((r) => r.mode === rs.mode && r.type === rs.type && r.name === rs.name) : undefined;
-      if (inst && cfg && this.mode !== 'destroy') continue;
-      if (inst && cfg && this.mode === 'destroy') {
-        // destroy mode: every instance is deleted
-      }
+      // Resources with configuration in an existing module instance were handled by their node (destroy mode too).
+      if (inst && cfg) continue;
       const fqn = fqnOfProviderAddr(rs.provider);
       const schema = this.ctx.schemaOf(fqn, rs.mode, rs.type);
       if (!schema) continue;
