@@ -37,7 +37,7 @@ import { installLocalModules, readModuleManifest, writeModuleManifest } from '..
 import type { ProviderLock } from '../depsfile/locks';
 import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
 import type { AvailableProvider } from '../providers/resolve';
-import { checkRequiredProviderSources, selectProviders, treeRequirements } from '../providers/resolve';
+import { checkRequiredProviderSources, providerVersionsFromWarnings, selectProviders, treeRequirements } from '../providers/resolve';
 import { compareProviders, isBuiltIn, providerForDisplay, providerString } from '../addrs/provider';
 import { providerConstraintsString } from '../versions/provider';
 import { jsonDiagnostic } from './validate';
@@ -133,6 +133,11 @@ export class InitView {
     } else this.io.stdout(colorize(human, this.color) + '\n');
   }
 
+  /** The sourceless "problems during initialisation" error (its human text carries colour codes). */
+  configError(): Diagnostic {
+    return error(this.json ? INIT_CONFIG_ERROR : colorize('[reset]' + INIT_CONFIG_ERROR, this.color));
+  }
+
   /** An empty line in the human view; nothing in JSON. */
   blank(): void {
     if (!this.json) this.io.stdout('\n');
@@ -146,9 +151,9 @@ export class InitView {
 
   /** Diagnostics sorted as tfdiags.Sort does; warnings to stdout, errors to stderr (human). */
   diagnostics(diags: readonly Diagnostic[]): void {
-    const sorted = sortDiagnostics(diags);
     if (this.json) {
-      for (const d of sorted)
+      // The JSON view writes diagnostics in the order they were collected.
+      for (const d of diags)
         this.io.stdout(
           goJsonLine({
             '@level': d.severity === 'error' ? 'error' : 'warn',
@@ -162,12 +167,41 @@ export class InitView {
       return;
     }
     const opts = { color: this.color, sources: this.diagSources.sources, contextOf: this.diagSources.contextOf };
-    for (const d of sorted) {
+    for (const d of consolidateWarnings(sortDiagnostics(diags))) {
       const text = renderDiagnosticsView([d], opts);
       if (d.severity === 'error') this.io.stderr(text);
       else this.io.stdout(text);
     }
   }
+}
+
+/**
+ * tfdiags.ConsolidateWarnings(1) as the human view applies it: later warnings with a subject and the same
+ * summary as an earlier one are dropped, and the first gets "(and N more similar warning(s) elsewhere)".
+ */
+export function consolidateWarnings(diags: readonly Diagnostic[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const groups = new Map<string, { index: number; count: number }>();
+  for (const d of diags) {
+    if (d.severity !== 'warning' || !d.subject) {
+      out.push(d);
+      continue;
+    }
+    const g = groups.get(d.summary);
+    if (g) {
+      g.count++;
+      continue;
+    }
+    groups.set(d.summary, { index: out.length, count: 0 });
+    out.push(d);
+  }
+  for (const g of groups.values()) {
+    if (g.count === 0) continue;
+    const d = out[g.index];
+    const more = g.count === 1 ? '(and one more similar warning elsewhere)' : `(and ${g.count} more similar warnings elsewhere)`;
+    out[g.index] = { ...d, detail: d.detail ? `${d.detail}\n\n${more}` : more };
+  }
+  return out;
 }
 
 /** tfdiags' order: warnings first, sourceless first, then by file depth, name, start, end (stable). */
@@ -330,6 +364,11 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     } catch (e) {
       inst.diagnostics.push(error('Failed to update module manifest', `Unable to write the module manifest file: ${(e as Error).message}`));
     }
+    // Errors in child modules surface while installing them, without the configuration-error preamble.
+    if (!hasErrors(earlyDiags) && hasErrors(childDiags)) {
+      view.diagnostics(childDiags);
+      return 1;
+    }
     if (hasErrors(inst.diagnostics)) {
       const missing = [...res.module.moduleCalls.values()].filter((c) => inst.records.get(c.name)?.Dir === '');
       const more = missing.map((c) =>
@@ -339,26 +378,33 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
       return 1;
     }
   }
-  const versionDiags = checkCoreVersionRequirements(res.module, { sources: res.sources });
+  const allVersionDiags = checkCoreVersionRequirements(res.module, { sources: res.sources });
+  // An unparsable required_version is a configuration decode error (shown with the others below).
+  const versionSyntax = allVersionDiags.filter((d) => d.summary === 'Invalid version constraint');
+  const versionDiags = allVersionDiags.filter((d) => d.summary !== 'Invalid version constraint');
+  earlyDiags.push(...versionSyntax.filter(isRoot));
+  childDiags.push(...versionSyntax.filter((d) => !isRoot(d)));
   if (hasErrors(versionDiags)) {
     view.diagnostics(versionDiags);
     return 1;
   }
   if (hasErrors(earlyDiags)) {
     const dup = earlyDiags.filter((d) => d.source !== 'syntax' && d.subject);
-    view.diagnostics([...earlyDiags, ...dup, error(INIT_CONFIG_ERROR)]);
+    view.diagnostics([...earlyDiags, ...dup, view.configError()]);
     return 1;
   }
-  diags.push(...earlyDiags.filter((d) => d.severity === 'warning'));
+  // Root warnings come from both loads; the human view consolidates them.
+  const rootWarnings = earlyDiags.filter((d) => d.severity === 'warning');
+  diags.push(...rootWarnings, ...rootWarnings.filter((d) => d.subject));
   const fullDiags = [...childDiags, ...checkRequiredProviderSources(res.module)];
   if (hasErrors(fullDiags)) {
-    view.diagnostics([...diags, ...fullDiags, error(INIT_CONFIG_ERROR)]);
+    view.diagnostics([...diags, ...fullDiags, view.configError()]);
     return 1;
   }
   diags.push(...fullDiags);
 
   // Providers.
-  const reqs = treeRequirements(res.module);
+  const reqs = treeRequirements(res.module, providerVersionsFromWarnings(res.diagnostics, res.sources));
   const locks = await readLockFile(dir);
   if (hasErrors(locks.diagnostics)) {
     view.setSources(new Map([...res.sources, ...locks.sources]), contextOfFrom(res));
@@ -378,7 +424,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   for (const [k, r] of ordered) {
     const disp = providerForDisplay(r.addr);
     if (isBuiltIn(r.addr)) {
-      if (chosen.has(k)) view.log(`- ${disp} is built in to Terraform`, `${disp} is built in to Terraform`);
+      if (chosen.has(k) && !r.constraints.length) view.log(`- ${disp} is built in to Terraform`, `${disp} is built in to Terraform`);
       continue;
     }
     const s = chosen.get(k);

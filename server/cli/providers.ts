@@ -13,7 +13,7 @@ import { error, hasErrors } from '../diags/diagnostic';
 import { renderDiagnosticsView } from '../diags/render';
 import { loadModuleTree } from '../config/load';
 import type { AvailableProvider } from '../providers/resolve';
-import { checkRequiredProviderSources, formatRequirementsTree, requirementsByModule } from '../providers/resolve';
+import { checkRequiredProviderSources, formatRequirementsTree, providerVersionsFromWarnings, requirementsByModule } from '../providers/resolve';
 import { BUILTIN_HOST, BUILTIN_NAMESPACE, DEFAULT_REGISTRY_HOST } from '../addrs/provider';
 
 /**
@@ -99,7 +99,7 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
     return 1;
   }
   let out = '\nProviders required by configuration:\n';
-  out += formatRequirementsTree(requirementsByModule(res.module)) + '\n';
+  out += formatRequirementsTree(requirementsByModule(res.module, providerVersionsFromWarnings(res.diagnostics, res.sources))) + '\n';
   const fromState = existsSync(dir) ? stateProviders(dir, io.env) : [];
   if (fromState.length) {
     out += 'Providers required by state:\n\n';

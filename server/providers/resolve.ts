@@ -109,8 +109,14 @@ function constraintsOf(text: string | undefined): ProviderConstraint[] {
   return 'error' in cs ? [] : cs;
 }
 
+/**
+ * The deprecated `version` argument of a provider block, when the caller can find it (the model keeps only
+ * the block's remaining body; init recovers it from the loader's deprecation warning).
+ */
+export type ProviderBlockVersion = (p: ProviderConfig) => string | undefined;
+
 /** Requirements of one module, not including its children (configs.Module's provider requirements). */
-export function moduleOwnRequirements(mod: Module): Map<string, Requirement> {
+export function moduleOwnRequirements(mod: Module, blockVersion?: ProviderBlockVersion): Map<string, Requirement> {
   const reqs = new Map<string, Requirement>();
   const add = (addr: ProviderAddr, constraints: ProviderConstraint[], range?: Range) => {
     const k = providerString(addr);
@@ -128,21 +134,22 @@ export function moduleOwnRequirements(mod: Module): Map<string, Requirement> {
   for (const p of mod.providers) {
     const addr = providerBlockAddr(mod, p);
     const ver = p.body.attributes.find((a) => a.name === 'version');
-    const extra = ver && ver.expr.shape === 'string' && typeof ver.expr.literal === 'string' ? constraintsOf(ver.expr.literal) : [];
+    const text = ver && ver.expr.shape === 'string' && typeof ver.expr.literal === 'string' ? ver.expr.literal : blockVersion?.(p);
+    const extra = constraintsOf(text);
     add(addr, extra, p.nameRange);
   }
   return reqs;
 }
 
 /** ProviderRequirementsByModule: the tree `terraform providers` prints. */
-export function requirementsByModule(mod: Module): ModuleRequirements {
+export function requirementsByModule(mod: Module, blockVersion?: ProviderBlockVersion): ModuleRequirements {
   const children = new Map<string, ModuleRequirements>();
-  for (const call of mod.moduleCalls.values()) if (call.module) children.set(call.name, requirementsByModule(call.module));
-  return { path: mod.path, requirements: moduleOwnRequirements(mod), children };
+  for (const call of mod.moduleCalls.values()) if (call.module) children.set(call.name, requirementsByModule(call.module, blockVersion));
+  return { path: mod.path, requirements: moduleOwnRequirements(mod, blockVersion), children };
 }
 
 /** ProviderRequirements: every module's requirements merged (constraints concatenated). */
-export function treeRequirements(mod: Module): Map<string, Requirement> {
+export function treeRequirements(mod: Module, blockVersion?: ProviderBlockVersion): Map<string, Requirement> {
   const out = new Map<string, Requirement>();
   const visit = (m: ModuleRequirements) => {
     for (const [k, r] of m.requirements) {
@@ -152,7 +159,7 @@ export function treeRequirements(mod: Module): Map<string, Requirement> {
     }
     for (const c of m.children.values()) visit(c);
   };
-  visit(requirementsByModule(mod));
+  visit(requirementsByModule(mod, blockVersion));
   return out;
 }
 
@@ -213,12 +220,12 @@ export function selectProviders(
       continue;
     }
     if (isBuiltIn(r.addr)) {
+      // Sourceless, as Terraform reports it.
       if (r.constraints.length)
         diagnostics.push(
           error(
             'Invalid dependency on built-in provider',
-            `Cannot use ${providerForDisplay(r.addr)}: built-in providers do not have versions, so version constraints are not allowed.`,
-            r.range,
+            `Cannot use ${providerForDisplay(r.addr)}: built-in providers do not support explicit version constraints.`,
           ),
         );
       selections.push({ addr: r.addr, constraints: r.constraints });
@@ -255,4 +262,27 @@ export function selectProviders(
     selections.push({ addr: r.addr, constraints: r.constraints, version });
   }
   return { selections, diagnostics };
+}
+
+/**
+ * Recovers provider blocks' deprecated `version` strings from the loader's "Version constraints inside
+ * provider configuration blocks are deprecated" warnings (their subject is the version expression): the
+ * first such warning in the block's file after the block header.
+ */
+export function providerVersionsFromWarnings(diags: readonly Diagnostic[], sources: ReadonlyMap<string, string>): ProviderBlockVersion {
+  const warns = diags.filter((d) => d.summary === 'Version constraints inside provider configuration blocks are deprecated' && d.subject);
+  return (p) => {
+    let best: Diagnostic | undefined;
+    for (const w of warns) {
+      const s = w.subject!;
+      if (s.filename !== p.declRange.filename || s.start.byte < p.declRange.end.byte) continue;
+      if (!best || s.start.byte < best.subject!.start.byte) best = w;
+    }
+    if (!best) return undefined;
+    const text = sources.get(best.subject!.filename);
+    if (text === undefined) return undefined;
+    const raw = Buffer.from(text, 'utf8').subarray(best.subject!.start.byte, best.subject!.end.byte).toString('utf8');
+    const m = /^"([^"\\$%]*)"$/.exec(raw);
+    return m ? m[1] : undefined;
+  };
 }
