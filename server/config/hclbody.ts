@@ -266,7 +266,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, di
 function unwrap(n: SyntaxNode): SyntaxNode | undefined {
   let cur = n;
   for (;;) {
-    if (cur.type !== 'expression') return cur;
+    if (cur.type !== 'expression' && cur.type !== 'collection_value') return cur;
     const kids = cur.namedChildren.filter((x): x is SyntaxNode => !!x && x.type !== 'comment');
     if (kids.length === 1) {
       cur = kids[0];

@@ -335,6 +335,16 @@ class Applier {
     diags.push(...resp.diagnostics);
     let failed = hasErr(resp.diagnostics);
     let newVal = resp.newState;
+    if (!failed && !newVal.isWhollyKnown) {
+      diags.push(
+        error(
+          'Provider returned invalid result object after apply',
+          `After the apply operation, the provider still indicated an unknown value for ${addrStr}. All values must be known after apply, so this is always a bug in the provider and should be reported in the provider's own repository. Terraform will still save the other known object values in the state.`,
+        ),
+      );
+      failed = true;
+      newVal = nullObj;
+    }
     if (!failed && !newVal.isNull) {
       const conf = valueConformsToSchema(block, newVal);
       if (conf.length) {

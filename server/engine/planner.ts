@@ -101,6 +101,8 @@ class Planner {
   readonly changeByAddr = new Map<string, ResourceInstanceChange>();
   readonly hooks: Hooks;
   targeted?: Set<string>;
+  /** Resource nodes a -target names directly (their instances are filtered); dependencies are included whole. */
+  directlyTargeted = new Set<string>();
   variableValues = new Map<string, Value>();
 
   constructor(
@@ -154,7 +156,7 @@ class Planner {
         return this.evalCheck(n);
       case 'resource':
         if (this.targeted && !this.targeted.has(key)) return true;
-        return this.planResource(n);
+        return this.planResource(n, this.directlyTargeted.has(key));
       case 'destroy':
         return true;
     }
@@ -271,7 +273,7 @@ class Planner {
 
   // ---- resources ---------------------------------------------------------------------------------------------------
 
-  private async planResource(n: Extract<Node, { kind: 'resource' }>): Promise<boolean> {
+  private async planResource(n: Extract<Node, { kind: 'resource' }>, filterInstances = false): Promise<boolean> {
     const r = n.res;
     const schema = this.ctx.schemaOf(n.fqn, r.mode, r.type);
     if (!schema) {
@@ -322,7 +324,7 @@ class Planner {
       }
       for (const k of keys) {
         const addr = instAddr(inst.addr, r, k);
-        if (this.targets.length && !matchesTargets(this.targets, addr)) {
+        if (filterInstances && !matchesTargets(this.targets, addr)) {
           const o = rs?.instances.get(instanceKeyString(k))?.current;
           const v = o ? decodeObject(o, schema) : undefined;
           if (v) rv.instances.set(instanceKeyString(k), v);
@@ -935,7 +937,10 @@ function targetedNodes(pl: Planner, built: ReturnType<typeof buildConfigGraph>):
   for (const [addr, k] of built.resourceNodes) {
     const n = built.graph.get(k) as Extract<Node, { kind: 'resource' }>;
     void n;
-    if (pl.targets.some((t) => t.configPrefix.length === 0 || addr === t.configAddr || addr.startsWith(t.configAddr + '.') || (t.isModule && addr.startsWith(t.configAddr + '.')))) stack.push(k);
+    if (pl.targets.some((t) => t.configPrefix.length === 0 || addr === t.configAddr || (t.isModule && addr.startsWith(t.configAddr + '.')))) {
+      stack.push(k);
+      pl.directlyTargeted.add(k);
+    }
   }
   while (stack.length) {
     const k = stack.pop()!;

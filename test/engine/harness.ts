@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadModuleTree } from '../../server/config/load';
 import type { Module } from '../../server/config/model';
-import { parseVariableValues } from '../../server/config/variables';
+import { collectVariableValues, parseVariableValues } from '../../server/config/variables';
 import type { Diagnostic } from '../../server/diags/diagnostic';
 import { apply, plan } from '../../server/engine';
 import type { Hooks } from '../../server/engine/hooks';
@@ -114,7 +114,8 @@ export async function doPlan(
   extra: { vars?: Record<string, string>; mode?: 'normal' | 'destroy' | 'refresh-only'; targets?: string[]; replace?: string[]; refresh?: boolean; parallelism?: number } = {},
 ): Promise<{ plan: Plan; diagnostics: Diagnostic[] }> {
   const config = await load(env.dir);
-  const raw = new Map(Object.entries(extra.vars ?? {}).map(([k, v]) => [k, { name: k, str: v, source: 'cli' as const }]));
+  const flags = Object.entries(extra.vars ?? {}).map(([k, v]) => ({ flag: '-var' as const, value: `${k}=${v}` }));
+  const raw = (await collectVariableValues(env.dir, flags, {})).raw;
   const parsed = parseVariableValues(raw, config).values;
   return plan({
     config,
