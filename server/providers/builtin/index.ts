@@ -2,7 +2,8 @@
 // compatible with, and the in-process factory the engine uses to start one.
 //
 // `BUILTIN_PROVIDERS` lists them (terraform.io/builtin/terraform, registry.terraform.io/hashicorp/null and
-// registry.terraform.io/hashicorp/random). `startBuiltinProvider(address)` returns a fresh, unconfigured
+// registry.terraform.io/hashicorp/random; the versions agree with server/cli/providers.ts's
+// `foresightProviders`, which init and the lock file use). `startBuiltinProvider(address)` returns a fresh, unconfigured
 // instance wrapped by `guardProvider`, which turns a provider method that throws (a provider bug) into the
 // diagnostic Terraform shows when a plugin crashes ("Plugin did not respond") instead of an exception in the
 // engine. The providers are plain Provider objects and never rely on running in-process: tests call them
@@ -31,8 +32,8 @@ export interface BuiltinOptions {
 
 export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = [
   { address: TERRAFORM_PROVIDER_ADDRESS, name: 'terraform', version: '', factory: (o) => terraformProvider(o) },
-  { address: NULL_PROVIDER_ADDRESS, name: 'null', version: '3.2.3', factory: () => nullProvider() },
-  { address: RANDOM_PROVIDER_ADDRESS, name: 'random', version: '3.6.3', factory: () => randomProvider() },
+  { address: NULL_PROVIDER_ADDRESS, name: 'null', version: '3.2.4', factory: () => nullProvider() },
+  { address: RANDOM_PROVIDER_ADDRESS, name: 'random', version: '3.7.2', factory: () => randomProvider() },
 ];
 
 /** The built-in provider with this fully-qualified source address, if any. */

@@ -1,4 +1,5 @@
-// The `null` provider (registry.terraform.io/hashicorp/null), compatible with hashicorp/null 3.2.3:
+// The `null` provider (registry.terraform.io/hashicorp/null), compatible with hashicorp/null 3.2.4 (same
+// behaviour as 3.2.3):
 //
 // - resource `null_resource`: `triggers` (map of strings; a change replaces the resource, keys with null
 //   values ignored), `id` a random non-negative integer as a decimal string chosen at create and kept

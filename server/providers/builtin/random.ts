@@ -1,4 +1,5 @@
-// The `random` provider (registry.terraform.io/hashicorp/random), compatible with hashicorp/random 3.6.3:
+// The `random` provider (registry.terraform.io/hashicorp/random), compatible with hashicorp/random 3.7.2 (managed
+// resources unchanged since 3.6.3; the ephemeral random_password of 3.7 is not offered):
 // random_bytes, random_id, random_integer, random_password, random_pet, random_shuffle, random_string and
 // random_uuid with the same schemas (versions, flags, defaults, sensitivity), plan behaviour (every input
 // forces replacement; `keepers` changes replace except for keys with null values; computed results keep
@@ -335,7 +336,8 @@ const randomString: ResourceType = {
 
 const randomPassword: ResourceType = {
   version: 3,
-  description: 'Identical to [random_string](string.html).\n\nThis resource *does* use a cryptographic random number generator.',
+  description:
+    '-> If the managed resource supports a write-only attribute for the password (first introduced in Terraform 1.11), then the ephemeral variant of [`random_password`](https://registry.terraform.io/providers/hashicorp/random/latest/docs/ephemeral-resources/password) should be used, when possible, to avoid storing the password in the plan or state file.\n\nIdentical to [`random_string`](https://registry.terraform.io/providers/hashicorp/random/latest/docs/resources/string) with the exception that the result is treated as sensitive and, thus, _not_ displayed in console output. Read more about sensitive data handling in the [Terraform documentation](https://developer.hashicorp.com/terraform/language/state/sensitive-data).\n\nThis resource *does* use a cryptographic random number generator.',
   attributes: stringAttributes(true),
   create({ planned }) {
     const r = createString(paramsOf(planned));
