@@ -85,7 +85,7 @@ export async function runOutput(rawArgs: string[], io: CliIO): Promise<number> {
   }
   // arguments.ParseView: -no-color anywhere.
   const args = rawArgs.filter((a) => a !== '-no-color');
-  let color = args.length === rawArgs.length;
+  const color = args.length === rawArgs.length;
   const diags: Diagnostic[] = [];
   const f = parseFlags(args, { json: 'bool', raw: 'bool', state: 'string' });
   if (f.error) diags.push(error('Failed to parse command-line flags', f.error));
@@ -106,7 +106,6 @@ export async function runOutput(rawArgs: string[], io: CliIO): Promise<number> {
     io.stderr('\nFor more help on using this command, run:\n  terraform output -help\n');
     return 1;
   }
-  if (json) color = false;
   const show = (ds: readonly Diagnostic[]) => {
     for (const d of ds) {
       const text = renderDiagnosticsView([d], { color });

@@ -489,7 +489,7 @@ export async function runStatePush(rawArgs: string[], io: CliIO): Promise<number
 export function parseProviderSource(s: string): { fqn?: string; err?: string } {
   const parts = s.split('/');
   const part = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
-  if (parts.length < 1 || parts.length > 3 || parts.some((p) => p === '')) return { err: `The "source" attribute must be in the format "[hostname/][namespace/]name"` };
+  if (parts.length < 1 || parts.length > 3 || parts.some((p) => p === '')) return { err: `Invalid provider source string: The "source" attribute must be in the format "[hostname/][namespace/]name"` };
   let host = 'registry.terraform.io';
   let ns = 'hashicorp';
   let type = parts[parts.length - 1];
