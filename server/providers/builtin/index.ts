@@ -2,8 +2,8 @@
 // compatible with, and the in-process factory the engine uses to start one.
 //
 // `BUILTIN_PROVIDERS` lists them (terraform.io/builtin/terraform, registry.terraform.io/hashicorp/null and
-// registry.terraform.io/hashicorp/random; the versions agree with server/cli/providers.ts's
-// `foresightProviders`, which init and the lock file use). `startBuiltinProvider(address)` returns a fresh, unconfigured
+// registry.terraform.io/hashicorp/random; server/providers/resolve.ts derives the versions init and the
+// lock file use from this list). `startBuiltinProvider(address)` returns a fresh, unconfigured
 // instance wrapped by `guardProvider`, which turns a provider method that throws (a provider bug) into the
 // diagnostic Terraform shows when a plugin crashes ("Plugin did not respond") instead of an exception in the
 // engine. The providers are plain Provider objects and never rely on running in-process: tests call them

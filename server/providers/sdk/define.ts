@@ -11,6 +11,7 @@
 //   sets `markComputedUnknown: false`); then every attribute's plan modifiers, then the type's `modifyPlan`.
 // - ApplyResourceChange: `create` / `update` (default: the plan as the new state) / `delete` (default: nothing).
 // - ReadResource: `read` (default: the state unchanged; returning null means the object is gone).
+// - Write-only attributes are null in every planned and applied object (the configuration carries them).
 // - ImportResourceState: `importState(id)`, or "Resource Import Not Implemented".
 // - UpgradeResourceState: the current version is decoded with the current schema; an older one with its
 //   upgrader's prior schema and then upgraded; a version without an upgrader is an error.
@@ -328,7 +329,7 @@ export function defineProvider(def: ProviderDefinition): P.Provider {
         if (res.planned) planned = res.planned;
         for (const p of res.requiresReplace ?? []) if (!requiresReplace.some((q) => pathEquals(p, q))) requiresReplace.push(p);
       }
-      return { diagnostics: diags, plannedState: objectFor(block, planned), requiresReplace, plannedPrivate: req.priorPrivate };
+      return { diagnostics: diags, plannedState: objectFor(block, nullWriteOnly(r, planned)), requiresReplace, plannedPrivate: req.priorPrivate };
     },
 
     async applyResourceChange(req) {
@@ -349,7 +350,7 @@ export function defineProvider(def: ProviderDefinition): P.Provider {
       const res = finish(block, result);
       if (hasErrors(res.diags)) return { diagnostics: res.diags, newState: res.value ?? (creating ? nullObject(block) : req.priorState), private: req.plannedPrivate };
       if (!res.value) return { diagnostics: [...res.diags, missingState(creating ? 'Create' : 'Update')], newState: nullObject(block), private: EMPTY };
-      return { diagnostics: res.diags, newState: res.value, private: res.priv.length ? res.priv : req.plannedPrivate };
+      return { diagnostics: res.diags, newState: objectFor(block, nullWriteOnly(r, res.value)), private: res.priv.length ? res.priv : req.plannedPrivate };
     },
 
     async importResourceState(req) {
@@ -400,6 +401,13 @@ export function defineProvider(def: ProviderDefinition): P.Provider {
       abort.abort();
     },
   };
+}
+
+/** Write-only attributes are never planned or stored: the object with each of them null (as the framework does). */
+function nullWriteOnly(r: ResourceType, v: Value): Value {
+  const changes: Record<string, Value> = {};
+  for (const [name, a] of Object.entries(r.attributes)) if (a.schema.writeOnly) changes[name] = Value.null(attributeType(a.schema));
+  return Object.keys(changes).length ? withAttrs(v, changes) : v;
 }
 
 function plainWarning(summary: string, detail: string): Diagnostic {

@@ -27,6 +27,10 @@
 //    Provider. Register it (../builtin/index.ts shows how) and it is reachable in-process or, since every
 //    request and response is plain data, through any transport.
 //
+// Limitations: defaults, validators and plan modifiers apply to top-level attributes. Nested blocks and nested
+// attribute types are declared with their wire schema (`blocks`, or an Attribute with `nestedType` in
+// `{ schema }`) and checked or planned in `validateConfig` / `modifyPlan`.
+//
 // Example:
 //
 //   const example = defineProvider({

@@ -94,3 +94,12 @@ check({
   },
   want: [0, true, true, true, true],
 });
+
+check({
+  scenario: 'Stored null_resource state of schema version 0 decodes unchanged; attributes from other versions are ignored.',
+  run: async (h) => {
+    const u = await h.upgrade(NR, 0, '{"id":"42","triggers":{"a":"b"},"legacy":1}');
+    return [u.diagnostics, goString(u.state)];
+  },
+  want: [[], 'cty.ObjectVal(map[string]cty.Value{"id":cty.StringVal("42"), "triggers":cty.MapVal(map[string]cty.Value{"a":cty.StringVal("b")})})'],
+});

@@ -78,6 +78,10 @@ function provider(): Provider {
       resources: {
         toy_thing: thing,
         toy_old: { deprecationMessage: 'Use toy_thing.', attributes: { id: attr.string({ computed: true }) }, create: () => ({ state: { id: s('x') } }) },
+        toy_wo: {
+          attributes: { token: attr.string({ optional: true, writeOnly: true }), id: attr.string({ computed: true }) },
+          create: ({ planned }) => ({ state: withAttrs(planned, { id: s('w') }) }),
+        },
         toy_wait: {
           attributes: { id: attr.string({ computed: true }) },
           create: (_req, ctx) =>
@@ -269,4 +273,17 @@ test('Big numbers keep every digit through the codec.', () => {
   const v = Value.object({ n: Value.number(Num.parse('123456789012345678901234567890')!) });
   assert.equal(marshalState(v), '{"n":123456789012345678901234567890}');
   assert.equal(impliedType(blk).kind, 'object');
+});
+
+check({
+  scenario: 'Write-only attributes are null in the plan and in the applied object, and the plan stays valid.',
+  run: async (p) => {
+    const b = blockOf({ token: attr.string({ optional: true, writeOnly: true }), id: attr.string({ computed: true }) });
+    const config = objectFor(b, { token: s('secret') });
+    const prior = nullObject(b);
+    const r = await p.planResourceChange({ typeName: 'toy_wo', priorState: prior, proposedNewState: proposedNew(b, prior, config), config, priorPrivate: new Uint8Array(0), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+    const a = await p.applyResourceChange({ typeName: 'toy_wo', priorState: prior, plannedState: r.plannedState, config, plannedPrivate: new Uint8Array(0) });
+    return [goString(get(r.plannedState, 'token')), assertPlanValid(b, prior, config, r.plannedState).length, goString(get(a.newState, 'token')), str(get(a.newState, 'id'))];
+  },
+  want: ['cty.NullVal(cty.String)', 0, 'cty.NullVal(cty.String)', 'w'],
 });
