@@ -246,8 +246,8 @@ export function requiresReplaceIfValuesNotNull(): PlanModifier {
       const cfg = req.config;
       const st = req.state;
       if (sameValue(cfg, st)) return {};
-      if (!cfg.isKnown) return { requiresReplace: true };
-      const cfgEntries = cfg.isNull ? new Map<string, Value>() : cfg.entries;
+      // An unknown map has no elements to compare, as in the Go modifier.
+      const cfgEntries = cfg.isNull || !cfg.isKnown ? new Map<string, Value>() : cfg.entries;
       if (st.isNull) {
         for (const v of cfgEntries.values()) if (!v.isNull) return { requiresReplace: true };
         return {};

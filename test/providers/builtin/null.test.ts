@@ -103,3 +103,14 @@ check({
   },
   want: [[], 'cty.ObjectVal(map[string]cty.Value{"id":cty.StringVal("42"), "triggers":cty.MapVal(map[string]cty.Value{"a":cty.StringVal("b")})})'],
 });
+
+check({
+  scenario: 'Unknown triggers replace a null_resource that had triggers but not one that had none, as the Go modifier compares elements.',
+  run: async (h) => {
+    const unknown = Value.unknown(T.Map(T.String));
+    const { state: withTriggers } = await h.converge(NR, null, { triggers: stringMap({ a: '1' }) });
+    const { state: without } = await h.converge(NR, null, {});
+    return [(await h.plan(NR, withTriggers, { triggers: unknown })).requiresReplace, (await h.plan(NR, without, { triggers: unknown })).requiresReplace];
+  },
+  want: [['.triggers'], []],
+});
