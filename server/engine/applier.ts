@@ -194,8 +194,16 @@ class Applier {
       case 'module':
         return this.ctx.expandModule(n);
       case 'module-close':
-      case 'check':
         return true;
+      case 'check': {
+        const c = n.mod.checks[n.index];
+        const diags: Diagnostic[] = [];
+        for (const inst of this.ctx.instancesOf(n.path)) {
+          this.ctx.runConditions('check', c.asserts, inst, {}, undefined, `${n.path ? n.path + '.' : ''}check.${c.name}`, `${inst.addr ? inst.addr + '.' : ''}check.${c.name}`, diags);
+        }
+        this.diagnostics.push(...diags);
+        return true;
+      }
       case 'output':
         return this.applyOutput(n);
       case 'resource':
@@ -213,6 +221,9 @@ class Applier {
         if (inst.addr === '') this.sync.setOutputValue(n.name, null);
         continue;
       }
+      const cfg = `${n.path ? n.path + '.' : ''}output.${o.name}`;
+      const obj = `${inst.addr ? inst.addr + '.' : ''}output.${o.name}`;
+      if (!this.ctx.runConditions('output-pre', o.preconditions, inst, {}, undefined, cfg, obj, diags)) continue;
       const v = o.value ? this.ctx.eval(o.value.ast, inst, {}, diags) : Value.null();
       inst.outputs.set(n.name, v);
       if (inst.addr !== '' || hasErr(diags)) continue;
@@ -244,6 +255,14 @@ class Applier {
           const o = this.sync.state.object(addr);
           const v = o ? decodeObject(o, schema) : undefined;
           if (v) rv.instances.set(ks, v);
+          if (c && c.action === 'NoOp' && v) {
+            const rep = repetitionFor(e, k);
+            const cfgAddr = configResourceAddr(n.path, configResourceKey(r));
+            const ok =
+              this.ctx.runConditions('resource-pre', r.lifecycle?.preconditions ?? [], inst, rep, undefined, cfgAddr, instanceAddrString(addr), diags) &&
+              this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, v, cfgAddr, instanceAddrString(addr), diags);
+            if (!ok) rv.instances.delete(ks);
+          }
           continue;
         }
         tasks.push(
@@ -276,6 +295,11 @@ class Applier {
     const addrStr = instanceAddrString(addr);
     const config = decodeBody(r.config, block, this.ctx.scope(inst, rep), diags);
     if (hasErr(diags)) {
+      outDiags.push(...diags);
+      return undefined;
+    }
+    const cfgAddr = configResourceAddr(n.path, resourceKey(addr));
+    if (!this.ctx.runConditions('resource-pre', r.lifecycle?.preconditions ?? [], inst, rep, undefined, cfgAddr, addrStr, diags)) {
       outDiags.push(...diags);
       return undefined;
     }
@@ -386,36 +410,10 @@ class Applier {
       this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
     }
     if (!failed) {
-      const pdiags: Diagnostic[] = [];
-      for (const pc of r.lifecycle?.postconditions ?? []) this.checkPostcondition(pc, inst, rep, pdiags, marked);
-      diags.push(...pdiags);
+      this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, marked, configResourceAddr(n.path, resourceKey(addr)), addrStr, diags);
     }
     outDiags.push(...diags);
     return failed || hasErr(diags) ? undefined : marked;
-  }
-
-  private checkPostcondition(
-    c: { condition?: { ast: import('../lang/ast').Expr; range: import('../diags/diagnostic').Range }; errorMessage?: { ast: import('../lang/ast').Expr } },
-    inst: ModuleInstance,
-    rep: ReturnType<typeof repetitionFor>,
-    diags: Diagnostic[],
-    self: Value,
-  ): void {
-    if (!c.condition) return;
-    const scope = this.ctx.scope(inst, rep, self);
-    const r = evaluate(c.condition.ast, scope);
-    if (hasErr(r.diagnostics)) {
-      diags.push(...r.diagnostics);
-      return;
-    }
-    const [u] = r.value.unmarkDeep();
-    if (!u.isKnown || (u.type.kind === 'bool' && !u.isNull && u.bool)) return;
-    let msg = '';
-    if (c.errorMessage) {
-      const m = evaluate(c.errorMessage.ast, scope);
-      if (m.value.isKnown && !m.value.isNull && m.value.type.kind === 'string') msg = m.value.unmarkDeep()[0].str;
-    }
-    diags.push(error('Resource postcondition failed', msg, c.condition.range));
   }
 
   private async applyDestroys(key: string, n: Extract<Node, { kind: 'destroy' }>): Promise<boolean> {
@@ -567,6 +565,11 @@ export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyRes
   // Root outputs no longer in configuration disappear.
   for (const name of [...ap.sync.state.outputs.keys()]) if (!opts.config.outputs.has(name)) ap.sync.setOutputValue(name, null);
   if (opts.signal?.aborted) ap.hooks.stopping?.();
+  if (plan.uiMode !== 'destroy') {
+    ap.ctx.declareRemainingChecks();
+    const results = ap.ctx.checks.results();
+    ap.sync.setCheckResults(results.length ? results : null);
+  } else ap.sync.setCheckResults(null);
   let state: State;
   try {
     state = await ap.sync.close();

@@ -41,6 +41,7 @@ import { finalizeVariable, validateVariable } from '../config/variables';
 import { marshal, unmarshal } from './ctyjson';
 import { decodeBody } from './decode';
 import type { Hooks } from './hooks';
+import { CheckTracker, evalCondition, type ConditionKind, type Rule } from './conditions';
 
 /** Supplies a provider instance for a provider source address (`terraform.io/builtin/terraform`). */
 export type ProviderFactory = (fqn: string) => Provider | undefined;
@@ -445,12 +446,14 @@ export class WalkContext {
   readonly instances = new Map<string, ModuleInstance[]>();
   /** The state lookups fall back to (set by plan/apply). */
   state!: State;
+  readonly checks: CheckTracker;
 
   constructor(
     readonly opts: ContextOptions,
     readonly built: BuiltGraph,
   ) {
     this.sem = new Semaphore(Math.max(1, opts.parallelism));
+    this.checks = new CheckTracker(opts.root);
     this.rootInstance = new ModuleInstance('', opts.root, {});
     this.instances.set('', [this.rootInstance]);
   }
@@ -613,6 +616,35 @@ export class WalkContext {
     }
     if (!schema) return { expansion: { kind: 'unknown' }, instances };
     return { expansion, instances };
+  }
+
+  /**
+   * Evaluates a list of condition rules for one checkable object and reports them to the check tracker.
+   * Returns false when a rule failed or errored (for resource and output conditions: an error diagnostic).
+   */
+  runConditions(kind: ConditionKind, rules: readonly Rule[], inst: ModuleInstance, rep: Repetition, self: Value | undefined, configAddr: string, objectAddr: string, diags: Diagnostic[]): boolean {
+    if (!rules.length) return true;
+    const scope = this.scope(inst, rep, self);
+    let ok = true;
+    this.checks.declare(configAddr, objectAddr);
+    for (const rule of rules) {
+      const r = evalCondition(rule, scope, kind, diags);
+      this.checks.report(configAddr, objectAddr, r.status, r.message);
+      if ((r.status === 'fail' || r.status === 'error') && kind !== 'check') ok = false;
+    }
+    return ok;
+  }
+
+  /** Declares the not-yet-reported outputs and check blocks of every module instance (status unknown). */
+  declareRemainingChecks(): void {
+    for (const [path, insts] of this.instances) {
+      for (const inst of insts) {
+        const pre = inst.addr ? inst.addr + '.' : '';
+        const cpre = path ? path + '.' : '';
+        for (const o of inst.mod.outputs.values()) if (o.preconditions.length) this.checks.declare(`${cpre}output.${o.name}`, `${pre}output.${o.name}`);
+        for (const c of inst.mod.checks) this.checks.declare(`${cpre}check.${c.name}`, `${pre}check.${c.name}`);
+      }
+    }
   }
 
   // ---- module instances ---------------------------------------------------------------------------------------

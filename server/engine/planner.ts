@@ -164,24 +164,13 @@ class Planner {
 
   private evalCheck(n: Extract<Node, { kind: 'check' }>): boolean {
     const c = n.mod.checks[n.index];
+    const diags: Diagnostic[] = [];
     for (const inst of this.ctx.instancesOf(n.path)) {
-      for (const a of c.asserts) {
-        if (!a.condition) continue;
-        const ds: Diagnostic[] = [];
-        const v = this.ctx.eval(a.condition.ast, inst, {}, ds);
-        if (hasErr(ds)) {
-          for (const d of ds) this.diagnostics.push({ ...d, severity: 'warning' });
-          continue;
-        }
-        if (!v.isKnown || v.isNull) continue;
-        const [u] = v.unmark();
-        if (u.type.kind === 'bool' && !u.bool) {
-          const msg = a.errorMessage ? this.ctx.eval(a.errorMessage.ast, inst, {}, []) : Value.string('');
-          const text = msg.isKnown && !msg.isNull && msg.type.kind === 'string' ? msg.unmark()[0].str : '';
-          this.diagnostics.push(warning('Check block assertion failed', text, a.condition.range));
-        }
-      }
+      const cfg = `${n.path ? n.path + '.' : ''}check.${c.name}`;
+      const obj = `${inst.addr ? inst.addr + '.' : ''}check.${c.name}`;
+      this.ctx.runConditions('check', c.asserts, inst, {}, undefined, cfg, obj, diags);
     }
+    this.diagnostics.push(...diags);
     return true;
   }
 
@@ -193,7 +182,9 @@ class Planner {
       if (this.mode === 'destroy') {
         v = Value.null();
       } else if (o.value) {
-        for (const pc of o.preconditions) this.checkCondition(pc, inst, {}, diags, 'precondition');
+        const cfg = `${n.path ? n.path + '.' : ''}output.${o.name}`;
+        const obj = `${inst.addr ? inst.addr + '.' : ''}output.${o.name}`;
+        this.ctx.runConditions('output-pre', o.preconditions, inst, {}, undefined, cfg, obj, diags);
         v = this.ctx.eval(o.value.ast, inst, {}, diags);
         if (!o.sensitive && v.hasMarksDeep && v.unmarkDeep()[1].has('sensitive') && !hasErr(diags)) {
           diags.push(
@@ -237,38 +228,6 @@ class Planner {
     }
     this.diagnostics.push(...diags);
     return !hasErr(diags);
-  }
-
-  checkCondition(
-    c: { condition?: { ast: import('../lang/ast').Expr; range: import('../diags/diagnostic').Range }; errorMessage?: { ast: import('../lang/ast').Expr }; range: import('../diags/diagnostic').Range },
-    inst: ModuleInstance,
-    rep: Repetition,
-    diags: Diagnostic[],
-    kind: 'precondition' | 'postcondition',
-    self?: Value,
-  ): boolean {
-    if (!c.condition) return true;
-    const scope = this.ctx.scope(inst, rep, self);
-    const r = evaluate(c.condition.ast, scope);
-    if (hasErr(r.diagnostics)) {
-      diags.push(...r.diagnostics);
-      return false;
-    }
-    const v = r.value;
-    if (!v.isKnown) return true;
-    const [u] = v.unmarkDeep();
-    if (u.isNull) {
-      diags.push(error('Invalid condition result', 'Condition expression must return either true or false, not null.', c.condition.range));
-      return false;
-    }
-    if (u.type.kind === 'bool' && u.bool) return true;
-    let msg = '';
-    if (c.errorMessage) {
-      const m = evaluate(c.errorMessage.ast, scope);
-      if (m.value.isKnown && !m.value.isNull && m.value.type.kind === 'string') msg = m.value.unmarkDeep()[0].str;
-    }
-    diags.push({ ...error(kind === 'precondition' ? 'Resource precondition failed' : 'Resource postcondition failed', msg, c.condition.range), values: undefined });
-    return false;
   }
 
   // ---- resources ---------------------------------------------------------------------------------------------------
@@ -515,7 +474,8 @@ class Planner {
       outDiags.push(...diags);
       return undefined;
     }
-    for (const pc of r.lifecycle?.preconditions ?? []) this.checkCondition(pc, inst, rep, diags, 'precondition');
+    const cfgAddr = configResourceAddr(n.path, resourceKey(addr));
+    this.ctx.runConditions('resource-pre', r.lifecycle?.preconditions ?? [], inst, rep, undefined, cfgAddr, addrStr, diags);
     if (hasErr(diags)) {
       outDiags.push(...diags);
       return undefined;
@@ -622,6 +582,7 @@ class Planner {
       schemaVersion: schema.version,
     });
     if ((action === 'DeleteThenCreate' || action === 'CreateThenDelete') && this.preventDestroy(r)) diags.push(preventDestroyDiag(addr, r));
+    this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, after, cfgAddr, addrStr, diags);
     outDiags.push(...diags);
     return after;
   }
@@ -706,6 +667,7 @@ class Planner {
       return o ? decodeObject(o, schema) : Value.null(impliedType(block));
     }
     const config = decodeBody(r.config, block, this.ctx.scope(inst, rep), diags);
+    this.ctx.runConditions('resource-pre', r.lifecycle?.preconditions ?? [], inst, rep, undefined, configResourceAddr(n.path, resourceKey(addr)), instanceAddrString(addr), diags);
     if (hasErr(diags)) {
       outDiags.push(...diags);
       return undefined;
@@ -747,7 +709,7 @@ class Planner {
     }
     const v = markObject(markWithPaths(resp.state, marks), schema);
     this.refreshState.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), n.providerAddr);
-    for (const pc of r.lifecycle?.postconditions ?? []) this.checkCondition(pc, inst, rep, diags, 'postcondition', v);
+    this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, v, configResourceAddr(n.path, resourceKey(addr)), instanceAddrString(addr), diags);
     outDiags.push(...diags);
     return v;
   }
@@ -903,6 +865,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   }
   pl.outputs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+  pl.ctx.declareRemainingChecks();
   const priorState = await pl.refreshState.close();
   const changes = pl.changes.slice().sort(compareResourceInstanceChanges);
   const errored = hasErr(diags);
@@ -922,7 +885,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     applyable,
     errored,
     complete: !errored && (opts.targets ?? []).length === 0,
-    checks: null,
+    checks: pl.ctx.checks.results(),
     timestamp: rfc3339(started),
     schemas,
     diagnostics: diags,

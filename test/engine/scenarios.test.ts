@@ -35,6 +35,20 @@ async function replay(name: string): Promise<{ compared: number; mismatches: str
   const env: Env = newEnv(rec.files);
   let compared = 0;
   const mismatches: string[] = [];
+  // Object identity: each recorded <UUID-n> must correspond to one engine id throughout the scenario, and back.
+  const fwd = new Map<string, string>();
+  const back = new Map<string, string>();
+  const identity = (i: number, want: unknown, got: unknown) => {
+    const w = JSON.stringify(want ?? null).match(/<UUID-\d+>/g) ?? [];
+    const g = JSON.stringify(got ?? null).match(UUID) ?? [];
+    if (w.length !== g.length) return;
+    w.forEach((x, j) => {
+      const y = g[j];
+      if ((fwd.has(x) && fwd.get(x) !== y) || (back.has(y) && back.get(y) !== x)) mismatches.push(`step ${i}: object identity differs (${x} was ${fwd.get(x) ?? back.get(y)}, now ${y})`);
+      fwd.set(x, y);
+      back.set(y, x);
+    });
+  };
   for (const [i, st] of rec.steps.entries()) {
     if (st.write) {
       writeConfig({ [st.write.path]: st.write.content }, env.dir);
@@ -77,13 +91,21 @@ async function replay(name: string): Promise<{ compared: number; mismatches: str
       }
       const p = await doPlan(env, { vars, targets, replace, refresh, mode, parallelism });
       const perr = p.diagnostics.some((d) => d.severity === 'error');
-      if (!perr && p.plan.applyable) await doApply(env, p.plan, parallelism);
-      const failed = perr;
-      if ((st.result!.exit_code !== 0) !== failed && st.result!.exit_code !== 0) mismatches.push(`step ${i} (${args.join(' ')}): expected failure, engine succeeded`);
+      const errs = p.diagnostics.filter((d) => d.severity === 'error');
+      if (!perr) errs.push(...(await doApply(env, p.plan, parallelism)).diagnostics.filter((d) => d.severity === 'error'));
+      if ((st.result!.exit_code !== 0) !== errs.length > 0) {
+        mismatches.push(
+          errs.length
+            ? `step ${i} (${args.join(' ')}): engine failed: ${errs.map((d) => d.summary + ': ' + d.detail).join('; ')}`
+            : `step ${i} (${args.join(' ')}): expected failure, engine succeeded`,
+        );
+      }
     } else break;
     compared++;
     const want = norm(st.result!.state);
-    const got = norm(env.state.empty() && want === 'null' ? null : stateJSON(env.state));
+    const gotJSON = env.state.empty() && want === 'null' ? null : stateJSON(env.state);
+    const got = norm(gotJSON);
+    identity(i, st.result!.state, gotJSON);
     if (want !== got) mismatches.push(`step ${i} (${args.join(' ')}):\n--- want\n${want}\n--- got\n${got}`);
   }
   return { compared, mismatches };
@@ -101,7 +123,10 @@ function firstDiff(m: string): string {
   return `${head}\n  want: ${a.slice(Math.max(0, i - 3), i + 4).join('\n        ')}\n  got:  ${b.slice(Math.max(0, i - 3), i + 4).join('\n        ')}`;
 }
 
-const EXPECTED = ['basic-lifecycle', 'count-orphans', 'for-each-map', 'create-before-destroy'];
+const EXPECTED = [
+  'basic-lifecycle', 'check-blocks', 'conditions', 'count-orphans', 'create-before-destroy', 'for-each-map', 'ignore-changes-prevent-destroy',
+  'moved-blocks', 'nested-modules', 'removed-blocks', 'replace-triggered-by', 'sensitive-values', 'taint-untaint', 'target-replace-refresh', 'unknown-values',
+];
 
 for (const f of readdirSync(DIR).filter((x) => x.endsWith('.json')).sort()) {
   const name = f.slice(0, -5);
