@@ -15,6 +15,7 @@
 
 import * as T from '../../lang/types';
 import type { Type } from '../../lang/types';
+import { goFormatG10 } from '../../lang/format';
 import { Value, rawEquals } from '../../lang/value';
 import { error, warning } from '../../diags/diagnostic';
 import type { Path } from '../path';
@@ -338,13 +339,18 @@ export const attr = {
   dynamic: (o: AttributeOptions) => spec(T.Dynamic, o),
 };
 
-/** The int64 check the framework applies when converting configuration: a whole number within 64 bits. */
+/**
+ * The framework's Int64Type.Validate: a whole number within 64 bits. Its messages format the *big.Float
+ * with `%s`, which Go prints as `%!s(*big.Float=1.5)`; that is reproduced.
+ */
 export function int64Diagnostics(path: Path, v: Value): ProviderDiagnostic[] {
   if (!usable(v)) return [];
   const n = v.num;
-  const big = n.isInteger() ? n.toBigInt() : undefined;
+  const shown = `%!s(*big.Float=${goFormatG10(n)})`;
+  if (!n.isInteger() || n.isInf()) return [attrError(path, 'Int64 Type Validation Error', `Value ${shown} is not an integer.`)];
+  const big = n.toBigInt();
   if (big !== undefined && big >= -(2n ** 63n) && big < 2n ** 63n) return [];
-  return [attrError(path, 'Value Conversion Error', `Value ${n.toString()} cannot be represented as a 64-bit integer.`)];
+  return [attrError(path, 'Int64 Type Validation Error', `Value ${shown} cannot be represented as a 64-bit integer.`)];
 }
 
 /** The attribute path of a top-level attribute. */

@@ -51,9 +51,17 @@ check({
 });
 
 check({
-  scenario: 'A fractional length cannot be an int64; unknown values are not validated yet.',
-  run: async (h) => [await h.validate('random_string', { length: n(1.5) }), await h.validate('random_string', { length: Value.unknown(T.Number), min_upper: n(3) })],
-  want: [['error: Value Conversion Error: Value 1.5 cannot be represented as a 64-bit integer. [at .length]'], []],
+  scenario: 'A fractional or too large length is not an int64 (with the framework\'s %s formatting of big.Float); unknown values are not validated yet.',
+  run: async (h) => [
+    await h.validate('random_string', { length: n(1.5) }),
+    await h.validate('random_string', { length: Value.number(2n ** 64n) }),
+    await h.validate('random_string', { length: Value.unknown(T.Number), min_upper: n(3) }),
+  ],
+  want: [
+    ['error: Int64 Type Validation Error: Value %!s(*big.Float=1.5) is not an integer. [at .length]'],
+    ['error: Int64 Type Validation Error: Value %!s(*big.Float=1.844674407e+19) cannot be represented as a 64-bit integer. [at .length]'],
+    [],
+  ],
 });
 
 check({
