@@ -126,19 +126,23 @@ export function oneOf(...values: string[]): Validator {
   const description = `value must be one of: [${values.map((v) => JSON.stringify(v)).join(' ')}]`;
   return {
     description,
-    validate: ({ path, value }) => (usable(value) && !values.includes(value.str) ? [invalidValue(path, description, JSON.stringify(value.str))] : []),
+    validate: ({ path, value }) =>
+      usable(value) && !values.includes(value.str)
+        ? [attrError(path, 'Invalid Attribute Value Match', `Attribute ${frameworkPath(path)} ${description}, got: ${JSON.stringify(value.str)}`)]
+        : [],
   };
 }
 
-/** stringvalidator.LengthAtLeast: the string has at least `min` characters. */
+/** stringvalidator.LengthAtLeast: the string has at least `min` bytes (Go's len of the UTF-8 text). */
 export function lengthAtLeast(min: number): Validator {
   const description = `string length must be at least ${min}`;
   return {
     description,
-    validate: ({ path, value }) =>
-      usable(value) && [...value.str].length < min
-        ? [attrError(path, 'Invalid Attribute Value Length', `Attribute ${frameworkPath(path)} ${description}, got: ${[...value.str].length}`)]
-        : [],
+    validate: ({ path, value }) => {
+      if (!usable(value)) return [];
+      const len = Buffer.byteLength(value.str, 'utf8');
+      return len < min ? [attrError(path, 'Invalid Attribute Value Length', `Attribute ${frameworkPath(path)} ${description}, got: ${len}`)] : [];
+    },
   };
 }
 

@@ -133,7 +133,7 @@ check({
     'error: Invalid Attribute Value Length: Attribute name string length must be at least 2, got: 1 [at .name]',
     'error: Invalid Attribute Value: Attribute size value must be at most 10, got: 11 [at .size]',
     'error: Invalid Attribute Value: Attribute pct value must be between 0 and 100, got: 101 [at .pct]',
-    'error: Invalid Attribute Value: Attribute kind value must be one of: ["a" "b"], got: "c" [at .kind]',
+    'error: Invalid Attribute Value Match: Attribute kind value must be one of: ["a" "b"], got: "c" [at .kind]',
     'error: Invalid Attribute Value: Attribute total value must be at least sum of size + pct, got: 3 [at .total]',
     'warning: Attribute Deprecated: Use name. [at .old]',
     'error: Bad note: No x allowed. [at .note]',
