@@ -9,6 +9,7 @@
 // engine. The providers are plain Provider objects and never rely on running in-process: tests call them
 // through wire.ts's loopbackProvider. Siblings: terraform.ts, null.ts, random.ts; the SDK is ../sdk.
 
+import { Value } from '../../lang/value';
 import type { Provider } from '../provider';
 import { NULL_PROVIDER_ADDRESS, nullProvider } from './null';
 import { RANDOM_PROVIDER_ADDRESS, randomProvider } from './random';
@@ -73,7 +74,7 @@ const METHOD_NAMES: Record<string, string> = {
 
 /**
  * Wraps a provider so that a method which throws or rejects answers with "Plugin did not respond" instead
- * (the other fields of the response are empty placeholders the engine never reads after an error).
+ * (the other fields of the response are placeholders: dynamic nulls and empty collections).
  * StopProvider answers its error text; close never fails.
  */
 export function guardProvider(p: Provider): Provider {
@@ -105,19 +106,26 @@ export function guardProvider(p: Provider): Provider {
   return out as unknown as Provider;
 }
 
+/** The fields of a failed call's response: empty collections and dynamic nulls (Go's zero values). */
 function placeholders(method: string): Record<string, unknown> {
+  const none = Value.null();
+  const empty = new Uint8Array(0);
   switch (method) {
     case 'getProviderSchema':
       return { provider: { version: 0, block: { attributes: {}, blockTypes: {} } }, resourceTypes: {}, dataSources: {}, serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false, moveResourceState: false } };
+    case 'upgradeResourceState':
+      return { upgradedState: none };
     case 'planResourceChange':
-      return { requiresReplace: [], plannedPrivate: new Uint8Array(0) };
+      return { plannedState: none, requiresReplace: [], plannedPrivate: empty };
     case 'applyResourceChange':
     case 'readResource':
-      return { private: new Uint8Array(0) };
+      return { newState: none, private: empty };
     case 'importResourceState':
       return { importedResources: [] };
     case 'moveResourceState':
-      return { targetPrivate: new Uint8Array(0) };
+      return { targetState: none, targetPrivate: empty };
+    case 'readDataSource':
+      return { state: none };
     default:
       return {};
   }
