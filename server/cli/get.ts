@@ -7,6 +7,8 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import { renderDiagnosticsView } from '../diags/render';
 import { loadModuleTree } from '../config/load';
+import { HELP } from './help/index';
+import { uiError } from './providers';
 import { installLocalModules, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
 
 export interface GetIO {
@@ -16,22 +18,42 @@ export interface GetIO {
 }
 
 export async function runGet(args: string[], io: GetIO): Promise<number> {
-  let color = true;
+  // Meta.process removes -no-color before the flags are parsed.
+  const color = !args.some((a) => a === '-no-color' || a === '--no-color');
+  const rest = args.filter((a) => a !== '-no-color' && a !== '--no-color');
   let update = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const name = a.replace(/^--?/, '').split('=')[0];
-    if (name === 'no-color') color = false;
-    else if (name === 'update') update = !a.includes('=') || /^(1|t|T|true|TRUE|True)$/.test(a.split('=')[1]);
-    else if (name === 'test-directory') {
-      if (!a.includes('=')) i++;
-    } else if (a.startsWith('-')) {
-      io.stderr(`Error parsing command-line flags: flag provided but not defined: -${name}\n\n`);
-      return 1;
-    } else {
-      io.stderr(renderDiagnosticsView([error('Too many command line arguments. Did you mean to use -chdir?')], { color }));
-      return 1;
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === '--') {
+      positional.push(...rest.slice(i + 1));
+      break;
     }
+    if (!a.startsWith('-') || a === '-') {
+      positional.push(...rest.slice(i));
+      break;
+    }
+    const body = a.replace(/^--?/, '');
+    const name = body.split('=')[0];
+    const value = body.includes('=') ? body.slice(body.indexOf('=') + 1) : undefined;
+    if (name === 'update') {
+      if (value === undefined || /^(1|t|T|true|TRUE|True)$/.test(value)) update = true;
+      else if (/^(0|f|F|false|FALSE|False)$/.test(value)) update = false;
+      else return flagError(io, `invalid boolean value ${JSON.stringify(value)} for -update: parse error`, color);
+      continue;
+    }
+    if (name === 'test-directory') {
+      if (value === undefined) {
+        if (i + 1 >= rest.length) return flagError(io, 'flag needs an argument: -test-directory', color);
+        i++;
+      }
+      continue;
+    }
+    return flagError(io, `flag provided but not defined: -${name}`, color);
+  }
+  if (positional.length > 0) {
+    io.stderr(uiError('Too many command line arguments. Did you mean to use -chdir?', color));
+    return 1;
   }
   const dir = io.cwd;
   const res = await loadModuleTree(dir);
@@ -56,4 +78,11 @@ export async function runGet(args: string[], io: GetIO): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** The usage text then the flag error, both through Ui.Error, as Terraform's get does. */
+function flagError(io: GetIO, msg: string, color: boolean): number {
+  io.stderr(uiError((HELP['get'] ?? '').replace(/\n$/, ''), color));
+  io.stderr(uiError(`Error parsing command-line flags: ${msg}\n`, color));
+  return 1;
 }

@@ -33,16 +33,15 @@ import { renderDiagnosticsView } from '../diags/render';
 import { loadModuleTree } from '../config/load';
 import type { LoadResult } from '../config/load';
 import { checkCoreVersionRequirements } from '../versions/required';
-import { installLocalModules, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
+import { checkModulesInstalled, installLocalModules, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
 import type { ProviderLock } from '../depsfile/locks';
 import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
 import type { AvailableProvider } from '../providers/resolve';
-import { checkRequiredProviderSources, providerVersionsFromWarnings, selectProviders, treeRequirements } from '../providers/resolve';
+import { checkRequiredProviderSources, foresightProviders, providerVersionsFromWarnings, selectProviders, treeRequirements } from '../providers/resolve';
 import { compareProviders, isBuiltIn, providerForDisplay, providerString } from '../addrs/provider';
 import { providerConstraintsString } from '../versions/provider';
 import { jsonDiagnostic } from './validate';
 import { TERRAFORM_VERSION } from './version';
-import { foresightProviders } from './providers';
 
 export interface InitIO {
   stdout: (s: string) => void;
@@ -396,7 +395,9 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   // Root warnings come from both loads; the human view consolidates them.
   const rootWarnings = earlyDiags.filter((d) => d.severity === 'warning');
   diags.push(...rootWarnings, ...rootWarnings.filter((d) => d.subject));
-  const fullDiags = [...childDiags, ...checkRequiredProviderSources(res.module)];
+  // Without module installation, child modules must already be recorded in the manifest.
+  const installDiags = a.getModules ? [] : checkModulesInstalled(res.module, readModuleManifest(dir));
+  const fullDiags = [...childDiags, ...installDiags, ...checkRequiredProviderSources(res.module)];
   if (hasErrors(fullDiags)) {
     view.diagnostics([...diags, ...fullDiags, view.configError()]);
     return 1;

@@ -3,31 +3,20 @@
 // (per module its providers, sorted by address, with canonical version constraints, then `module.NAME`
 // branches sorted by name), then a blank line; when the current workspace's local state has resources,
 // "Providers required by state:\n\n" and "    provider[ADDR]\n\n" per provider (sorted). Configuration errors
-// are diagnostics (exit 1). Also the list of providers Foresight itself has (`foresightProviders`), used by
-// init and by resolution diagnostics.
+// are diagnostics (exit 1), printed by the older UI path (renderDiagnostics) as Terraform's showDiagnostics
+// does; child modules must be recorded in .terraform/modules/modules.json ("Module not installed").
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
-import { renderDiagnosticsView } from '../diags/render';
+import type { RenderOptions } from '../diags/render';
+import { renderDiagnostic, renderDiagnostics } from '../diags/render';
+import { sortDiagnostics } from './init';
 import { loadModuleTree } from '../config/load';
-import type { AvailableProvider } from '../providers/resolve';
 import { checkRequiredProviderSources, formatRequirementsTree, providerVersionsFromWarnings, requirementsByModule } from '../providers/resolve';
-import { BUILTIN_HOST, BUILTIN_NAMESPACE, DEFAULT_REGISTRY_HOST } from '../addrs/provider';
-
-/**
- * The providers Foresight has built in, by source address, with the versions it offers. Mirrors the
- * registry of built-in providers (server/providers/builtin): terraform.io/builtin/terraform (no version of
- * its own), hashicorp/random and hashicorp/null.
- */
-export function foresightProviders(): AvailableProvider[] {
-  return [
-    { addr: { hostname: BUILTIN_HOST, namespace: BUILTIN_NAMESPACE, type: 'terraform' }, versions: [] },
-    { addr: { hostname: DEFAULT_REGISTRY_HOST, namespace: 'hashicorp', type: 'null' }, versions: ['3.2.4'] },
-    { addr: { hostname: DEFAULT_REGISTRY_HOST, namespace: 'hashicorp', type: 'random' }, versions: ['3.7.2'] },
-  ];
-}
+import { HELP } from './help/index';
+import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
 
 export interface ProvidersIO {
   stdout: (s: string) => void;
@@ -63,22 +52,53 @@ export function stateProviders(dir: string, env?: Readonly<Record<string, string
   return [...out].sort();
 }
 
+/**
+ * Meta.showDiagnostics: coloured, the older UI's wrapped boxes (renderDiagnostics); plain, each diagnostic
+ * preceded by a blank line and followed by one more line break (Ui.Error's newline).
+ */
+export function showDiagnostics(diags: readonly Diagnostic[], opts: RenderOptions): string {
+  if (opts.color) return renderDiagnostics(diags, opts);
+  return diags.map((d) => '\n' + renderDiagnostic(d, opts) + '\n').join('');
+}
+
+/** hashicorp/cli's ColoredUi.Error: red text and two resets in colour, the text alone without. */
+export function uiError(msg: string, color: boolean): string {
+  return color ? `\x1b[31m${msg}\x1b[0m\x1b[0m\n` : `${msg}\n`;
+}
+
 export async function runProviders(args: string[], io: ProvidersIO): Promise<number> {
-  let color = true;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '-no-color' || a === '--no-color') color = false;
-    else if (/^--?test-directory(=|$)/.test(a)) {
-      if (!a.includes('=')) i++;
-    } else if (a.startsWith('-')) {
-      io.stderr(`Error parsing command-line flags: flag provided but not defined: ${a.split('=')[0]}\n\n`);
-      return 1;
-    } else {
-      const d = error('Too many command line arguments', 'Expected no positional arguments. Did you mean to use -chdir?');
-      if (['lock', 'mirror', 'schema'].includes(a)) d.detail = `The "providers ${a}" subcommand is not available in Foresight.`;
-      io.stderr(renderDiagnosticsView([d], { color }));
-      return 1;
+  // Meta.process removes -no-color before the flags are parsed.
+  const color = !args.some((a) => a === '-no-color' || a === '--no-color');
+  const rest = args.filter((a) => a !== '-no-color' && a !== '--no-color');
+  if (rest.length > 0 && ['lock', 'mirror', 'schema'].includes(rest[0])) {
+    io.stderr(uiError(`The "terraform providers ${rest[0]}" command is not available in Foresight.`, color));
+    return 1;
+  }
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === '--') {
+      positional.push(...rest.slice(i + 1));
+      break;
     }
+    if (!a.startsWith('-') || a === '-') {
+      positional.push(...rest.slice(i));
+      break;
+    }
+    const name = a.replace(/^--?/, '').split('=')[0];
+    if (name === 'test-directory') {
+      if (!a.includes('=')) i++;
+      continue;
+    }
+    const help = HELP['providers'] ?? '';
+    const cut = help.indexOf('\n\nSubcommands:');
+    io.stderr(uiError(cut >= 0 ? help.slice(0, cut) : help, color));
+    io.stderr(uiError(`Error parsing command-line flags: flag provided but not defined: -${name}\n`, color));
+    return 1;
+  }
+  if (positional.length > 0) {
+    io.stderr(uiError('Too many command line arguments. Did you mean to use -chdir?', color));
+    return 1;
   }
   const dir = io.cwd;
   let names: string[] = [];
@@ -88,14 +108,15 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
     names = [];
   }
   if (!names.some((n) => n.endsWith('.tf') || n.endsWith('.tf.json'))) {
-    io.stderr(renderDiagnosticsView([error('No configuration files', `The directory ${dir} contains no Terraform configuration files.`)], { color }));
+    io.stderr(showDiagnostics([error('No configuration files', `The directory ${dir} contains no Terraform configuration files.`)], { color }));
     return 1;
   }
   const res = await loadModuleTree(dir);
-  const diags: Diagnostic[] = [...res.diagnostics, ...checkRequiredProviderSources(res.module)];
+  const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Module not installed');
+  const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, readModuleManifest(dir)), ...checkRequiredProviderSources(res.module)];
   const opts = { color, sources: res.sources };
   if (hasErrors(diags)) {
-    io.stderr(renderDiagnosticsView(diags.filter((d) => d.severity === 'error'), opts));
+    io.stderr(showDiagnostics(sortDiagnostics(diags.filter((d) => d.severity === 'error')), opts));
     return 1;
   }
   let out = '\nProviders required by configuration:\n';
@@ -107,6 +128,7 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
   }
   io.stdout(out);
   const warns = diags.filter((d) => d.severity === 'warning');
-  if (warns.length) io.stdout(renderDiagnosticsView(warns, opts));
+  if (warns.length) io.stdout(showDiagnostics(warns, opts));
   return 0;
 }
+export { foresightProviders } from '../providers/resolve';

@@ -115,3 +115,43 @@ export function installLocalModules(workDir: string, root: Module, previous: Rea
   walk(root, '', '.');
   return res;
 }
+
+/**
+ * The checks Terraform's configuration loader makes against the manifest when it loads child modules
+ * (every command but init/get): a call without a record is "Module not installed" (subject: the module
+ * block header; its children are not checked), a call whose source differs from the recorded one is
+ * "Module source has changed" (subject: the source value). Calls are visited depth-first in name order.
+ */
+export function checkModulesInstalled(root: Module, manifest: ReadonlyMap<string, ModuleRecord> | undefined): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  const walk = (mod: Module, keyPrefix: string) => {
+    const calls = [...mod.moduleCalls.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const call of calls) {
+      if (call.source === undefined) continue;
+      const key = keyPrefix ? `${keyPrefix}.${call.name}` : call.name;
+      const rec = manifest?.get(key);
+      if (!rec) {
+        diags.push(
+          error(
+            'Module not installed',
+            'This module is not yet installed. Run "terraform init" to install all modules required by this configuration.',
+            call.declRange,
+          ),
+        );
+        continue;
+      }
+      const source = isLocalSource(call.source) ? normaliseLocalSource(call.source) : call.source;
+      if (source !== rec.Source)
+        diags.push(
+          error(
+            'Module source has changed',
+            'The source address was changed since this module was installed. Run "terraform init" to install all modules required by this configuration.',
+            call.sourceRange,
+          ),
+        );
+      if (call.module) walk(call.module, key);
+    }
+  };
+  walk(root, '');
+  return diags;
+}

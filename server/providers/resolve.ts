@@ -12,7 +12,7 @@
 //     gets an error diagnostic at the required_providers entry (or the first resource / provider block that
 //     implies it) listing the providers Foresight has.
 // Contract: pure functions of the model; diagnostics, never exceptions. The list of available providers is
-// passed in (the registry of built-in providers owns it).
+// passed in; foresightProviders() derives it from the registry of built-in providers (./builtin).
 
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
@@ -32,6 +32,8 @@ import {
 import type { ProviderConstraint } from '../versions/provider';
 import { newestMeeting, parseProviderConstraints, providerConstraintsString } from '../versions/provider';
 import { parseCoreConstraints } from '../versions/core';
+import { BUILTIN_PROVIDERS } from './builtin/index';
+import { parseFullyQualified } from '../addrs/provider';
 
 /** A provider Foresight can use: its address and the versions it offers (none for terraform.io/builtin). */
 export interface AvailableProvider {
@@ -165,7 +167,7 @@ export function treeRequirements(mod: Module, blockVersion?: ProviderBlockVersio
 
 /** The text Terraform prints for a module's requirements tree (`terraform providers`), without the heading. */
 export function formatRequirementsTree(root: ModuleRequirements): string {
-  // treeprint: "." root, children "├── " / "└── ", continuation "│   " / "    ".
+  // treeprint: "." root, children "├── " / "└── ", continuation "│" + two no-break spaces + " " / four spaces.
   const lines: string[] = ['.'];
   const node = (m: ModuleRequirements, prefix: string) => {
     const items: { label: string; child?: ModuleRequirements }[] = [];
@@ -178,7 +180,7 @@ export function formatRequirementsTree(root: ModuleRequirements): string {
     items.forEach((it, i) => {
       const last = i === items.length - 1;
       lines.push(prefix + (last ? '└── ' : '├── ') + it.label);
-      if (it.child) node(it.child, prefix + (last ? '    ' : '│   '));
+      if (it.child) node(it.child, prefix + (last ? '    ' : '│\u00a0\u00a0 '));
     });
   };
   node(root, '');
@@ -286,3 +288,18 @@ export function providerVersionsFromWarnings(diags: readonly Diagnostic[], sourc
     return m ? m[1] : undefined;
   };
 }
+
+/**
+ * The providers Foresight has built in, by source address, with the versions it offers, from the registry
+ * of built-in providers (server/providers/builtin): terraform.io/builtin/terraform (no version of its own),
+ * hashicorp/null and hashicorp/random.
+ */
+export function foresightProviders(): AvailableProvider[] {
+  const out: AvailableProvider[] = [];
+  for (const b of BUILTIN_PROVIDERS) {
+    const addr = parseFullyQualified(b.address);
+    if (addr) out.push({ addr, versions: b.version ? [b.version] : [] });
+  }
+  return out;
+}
+
