@@ -47,7 +47,8 @@ import {
   staticPath,
   WalkContext,
 } from './context';
-import { matchesTargets, parseTargets, type Target } from './targets';
+import { matchesTargets, parseTarget, parseTargets, type Target } from './targets';
+import { applyMoves } from './refactor';
 
 export interface PlanOptions {
   /** The loaded root module (config/load.ts loadModuleTree). */
@@ -104,6 +105,9 @@ class Planner {
   /** Resource nodes a -target names directly (their instances are filtered); dependencies are included whole. */
   directlyTargeted = new Set<string>();
   variableValues = new Map<string, Value>();
+  /** new instance address string -> address in the previous run state (moved blocks) */
+  moved = new Map<string, InstanceAddr>();
+  forgotten: string[] = [];
 
   constructor(
     readonly opts: PlanOptions,
@@ -130,7 +134,9 @@ class Planner {
     return this.ctx.diagnostics;
   }
 
-  addChange(c: ResourceInstanceChange): void {
+  addChange(c0: ResourceInstanceChange): void {
+    const prev = this.moved.get(instanceAddrString(c0.addr));
+    const c = prev ? { ...c0, prevRunAddr: prev } : c0;
     this.changes.push(c);
     if (c.deposedKey === undefined) this.changeByAddr.set(instanceAddrString(c.addr), c);
     if (c.action !== 'NoOp') this.pending.add(configResourceAddr(staticPath(c.addr.module), resourceKey(c.addr)));
@@ -730,10 +736,33 @@ class Planner {
       const fqn = fqnOfProviderAddr(rs.provider);
       const schema = this.ctx.schemaOf(fqn, rs.mode, rs.type);
       if (!schema) continue;
+      const removed = this.mode === 'destroy' ? undefined : removedBlockFor(this.opts.config, sp, resourceKey(rs));
       for (const is of rs.instances.values()) {
         const addr = instAddr(m.addr, rs, is.key);
         if (rs.mode === 'data') {
           this.refreshState.forgetResourceInstanceAll(addr);
+          continue;
+        }
+        if (removed && !removed.destroy) {
+          if (this.targets.length && !matchesTargets(this.targets, addr)) continue;
+          for (const [dk, o] of [['', is.current], ...is.deposed] as [string, ObjectSrc | undefined][]) {
+            if (!o) continue;
+            const v = decodeObject(o, schema);
+            if (!v) continue;
+            this.addChange({
+              addr,
+              prevRunAddr: addr,
+              deposedKey: dk || undefined,
+              providerAddr: rs.provider,
+              action: 'Forget',
+              actionReason: 'None',
+              before: v,
+              after: v,
+              requiredReplace: [],
+              private: privateBytes(o),
+            });
+            if (!dk) this.forgotten.push(instanceAddrString(addr));
+          }
           continue;
         }
         const reason: ActionReason = this.mode === 'destroy' ? 'None' : !inst ? 'DeleteBecauseNoModule' : 'DeleteBecauseNoResourceConfig';
@@ -742,6 +771,48 @@ class Planner {
     }
     await Promise.all(tasks);
   }
+}
+
+/** The `removed` block (in the module that declared it) naming a resource, with its lifecycle destroy setting. */
+function removedBlockFor(root: Module, sp: string, key: string): { destroy: boolean } | undefined {
+  const abs = sp ? `${sp}.${key}` : key;
+  const visit = (m: Module): { destroy: boolean } | undefined => {
+    for (const rb of m.removed) {
+      const t = rb.from ? parseTarget(rb.from.text.trim()) : undefined;
+      if (!t) continue;
+      const target = m.path ? `${m.path}.${t.configAddr}` : t.configAddr;
+      if (target !== abs && !(t.isModule && abs.startsWith(target + '.'))) continue;
+      const d = rb.lifecycle?.attributes.find((a) => a.name === 'destroy');
+      return { destroy: d ? d.expr.text.trim() !== 'false' : true };
+    }
+    for (const c of m.moduleCalls.values()) {
+      if (!c.module) continue;
+      const r = visit(c.module);
+      if (r) return r;
+    }
+    return undefined;
+  };
+  return visit(root);
+}
+
+/** "Removed resource still exists" for removed blocks whose resource is still configured. */
+function removedStillConfigured(root: Module): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const visit = (m: Module) => {
+    for (const rb of m.removed) {
+      const t = rb.from ? parseTarget(rb.from.text.trim()) : undefined;
+      if (!t?.resource || t.module) continue;
+      const r = m.resources.find((x) => x.mode === t.resource!.mode && x.type === t.resource!.type && x.name === t.resource!.name);
+      if (r) {
+        out.push(
+          error('Removed resource still exists', `This statement declares that ${t.configAddr} was removed, but it is still declared in configuration.`, r.declRange),
+        );
+      }
+    }
+    for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
+  };
+  visit(root);
+  return out;
 }
 
 function findModule(root: Module, sp: string): Module | undefined {
@@ -833,6 +904,12 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   if (!hasErr(diags)) await pl.ctx.loadProviders(fqns);
 
   if (pl.targets.length) pl.targeted = targetedNodes(pl, built);
+  diags.push(...removedStillConfigured(opts.config));
+  if (!hasErr(diags) && pl.mode !== 'destroy') {
+    const mv = applyMoves(opts.config, pl.refreshState.state);
+    diags.push(...mv.diagnostics);
+    pl.moved = mv.moved;
+  }
 
   if (!hasErr(diags)) {
     // State-only providers need configuring too (for refresh and destroy of orphans).
@@ -844,6 +921,17 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     }
     await walk(built.graph, (k, n) => pl.exec(k, n), { signal: opts.signal });
     if (!hasErr(diags) || pl.changes.length) await pl.planStateOrphans();
+  }
+  if (pl.forgotten.length) {
+    diags.push(
+      warning(
+        'Some objects will no longer be managed by Terraform',
+        `If you apply this plan, Terraform will discard its tracking information for the following objects, but it will not delete them:\n${pl.forgotten
+          .sort()
+          .map((a) => ` - ${a}`)
+          .join('\n')}\n\nAfter applying this plan, Terraform will no longer manage these objects. You will need to import them into Terraform to manage them again.`,
+      ),
+    );
   }
   if (pl.targets.length && !hasErr(diags)) {
     diags.push(
@@ -878,6 +966,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     changes: pl.mode === 'refresh-only' ? [] : changes,
     outputs: pl.outputs,
     driftedResources: pl.drift.sort(compareResourceInstanceChanges),
+    movedFrom: new Map([...pl.moved].map(([k, v]) => [k, instanceAddrString(v)])),
     prevRunState: pl.prevRunState,
     priorState,
     targets: opts.targets ?? [],

@@ -34,6 +34,8 @@ async function replay(name: string): Promise<{ compared: number; mismatches: str
   const rec = JSON.parse(readFileSync(join(DIR, name + '.json'), 'utf8')) as { files: Record<string, string>; steps: Step[] };
   const env: Env = newEnv(rec.files);
   let compared = 0;
+  let planSteps = 0;
+  let initDone = false; // before `terraform init`, plans fail in the CLI (modules not installed)
   const mismatches: string[] = [];
   // Object identity: each recorded <UUID-n> must correspond to one engine id throughout the scenario, and back.
   const fwd = new Map<string, string>();
@@ -60,6 +62,20 @@ async function replay(name: string): Promise<{ compared: number; mismatches: str
     }
     const args = (st.run ?? []).filter((a) => !['-input=false', '-no-color', '-auto-approve', '-json'].includes(a));
     const verb = args[0];
+    if (verb === 'init') initDone = true;
+    if (verb === 'plan' && initDone && !(st.run ?? []).some((a) => a.startsWith('-chdir'))) {
+      const o = parsePlanFlags(args.slice(1), verb);
+      if (o && !o.unsupported) {
+        const p = await doPlan(env, o);
+        const errs = p.diagnostics.filter((d) => d.severity === 'error');
+        const want = st.result!.exit_code === 1;
+        if (want !== errs.length > 0) {
+          mismatches.push(errs.length ? `step ${i} (${args.join(' ')}): plan failed: ${errs.map((d) => d.summary + ': ' + d.detail).join('; ')}` : `step ${i} (${args.join(' ')}): expected plan failure`);
+        }
+        planSteps++;
+      }
+      continue;
+    }
     if (['init', 'validate', 'plan', 'show', 'output', 'version', 'graph', 'providers', 'get'].includes(verb) || (verb === 'state' && ['list', 'show', 'pull'].includes(args[1]))) continue;
     if (verb === 'taint' || verb === 'untaint') {
       const t = parseTarget(args[1]);
@@ -108,7 +124,30 @@ async function replay(name: string): Promise<{ compared: number; mismatches: str
     identity(i, st.result!.state, gotJSON);
     if (want !== got) mismatches.push(`step ${i} (${args.join(' ')}):\n--- want\n${want}\n--- got\n${got}`);
   }
-  return { compared, mismatches };
+  return { compared: compared + planSteps, mismatches };
+}
+
+function parsePlanFlags(args: string[], verb: string) {
+  const vars: Record<string, string> = {};
+  const targets: string[] = [];
+  const replace: string[] = [];
+  let refresh = true;
+  let mode: 'normal' | 'destroy' | 'refresh-only' = verb === 'destroy' ? 'destroy' : 'normal';
+  let parallelism: number | undefined;
+  let unsupported: string | undefined;
+  for (const a of args) {
+    let m: RegExpExecArray | null;
+    if ((m = /^-var=([^=]+)=(.*)$/.exec(a))) vars[m[1]] = m[2];
+    else if ((m = /^-target=(.*)$/.exec(a))) targets.push(m[1]);
+    else if ((m = /^-replace=(.*)$/.exec(a))) replace.push(m[1]);
+    else if (a === '-refresh=false') refresh = false;
+    else if (a === '-refresh-only') mode = 'refresh-only';
+    else if (a === '-destroy') mode = 'destroy';
+    else if ((m = /^-parallelism=(\d+)$/.exec(a))) parallelism = Number(m[1]);
+    else if (a === '-detailed-exitcode' || a.startsWith('-out=') || a === '-lock=false') continue;
+    else unsupported = a;
+  }
+  return { vars, targets, replace, refresh, mode, parallelism, unsupported };
 }
 
 /** The mismatch header and the first differing lines. */
