@@ -37,8 +37,9 @@ import { checkModulesInstalled, installLocalModules, readModuleManifest, writeMo
 import type { ProviderLock } from '../depsfile/locks';
 import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
 import type { AvailableProvider } from '../providers/resolve';
+import { stateProviders } from '../providers/resolve';
 import { checkRequiredProviderSources, foresightProviders, providerVersionsFromWarnings, selectProviders, treeRequirements } from '../providers/resolve';
-import { compareProviders, isBuiltIn, providerForDisplay, providerString } from '../addrs/provider';
+import { compareProviders, isBuiltIn, parseFullyQualified, providerForDisplay, providerString } from '../addrs/provider';
 import { providerConstraintsString } from '../versions/provider';
 import { jsonDiagnostic } from './validate';
 import { TERRAFORM_VERSION } from './version';
@@ -406,6 +407,11 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
 
   // Providers.
   const reqs = treeRequirements(res.module, providerVersionsFromWarnings(res.diagnostics, res.sources));
+  // The state's providers are required too (resources whose configuration was removed still need theirs).
+  for (const fqn of stateProviders(dir, io.env)) {
+    const addr = parseFullyQualified(fqn);
+    if (addr && !reqs.has(fqn)) reqs.set(fqn, { addr, constraints: [] });
+  }
   const locks = await readLockFile(dir);
   if (hasErrors(locks.diagnostics)) {
     view.setSources(new Map([...res.sources, ...locks.sources]), contextOfFrom(res));

@@ -6,14 +6,14 @@
 // are diagnostics (exit 1), printed by the older UI path (renderDiagnostics) as Terraform's showDiagnostics
 // does; child modules must be recorded in .terraform/modules/modules.json ("Module not installed").
 
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
 import type { Diagnostic } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import type { RenderOptions } from '../diags/render';
 import { renderDiagnostic, renderDiagnostics } from '../diags/render';
 import { sortDiagnostics } from './init';
 import { loadModuleTree } from '../config/load';
+import { stateProviders } from '../providers/resolve';
 import { checkRequiredProviderSources, formatRequirementsTree, providerVersionsFromWarnings, requirementsByModule } from '../providers/resolve';
 import { HELP } from './help/index';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
@@ -23,33 +23,6 @@ export interface ProvidersIO {
   stderr: (s: string) => void;
   cwd: string;
   env?: Readonly<Record<string, string | undefined>>;
-}
-
-function currentWorkspace(dir: string, env: Readonly<Record<string, string | undefined>> | undefined): string {
-  if (env?.TF_WORKSPACE) return env.TF_WORKSPACE;
-  try {
-    return readFileSync(join(dir, env?.TF_DATA_DIR ?? '.terraform', 'environment'), 'utf8').trim() || 'default';
-  } catch {
-    return 'default';
-  }
-}
-
-/** Provider addresses of the resources in the workspace's local state file (sorted, unique). */
-export function stateProviders(dir: string, env?: Readonly<Record<string, string | undefined>>): string[] {
-  const ws = currentWorkspace(dir, env);
-  const path = ws === 'default' ? join(dir, 'terraform.tfstate') : join(dir, 'terraform.tfstate.d', ws, 'terraform.tfstate');
-  let doc: { resources?: { provider?: string }[] };
-  try {
-    doc = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    return [];
-  }
-  const out = new Set<string>();
-  for (const r of doc.resources ?? []) {
-    const m = /provider\["([^"]+)"\]/.exec(r.provider ?? '');
-    if (m) out.add(m[1]);
-  }
-  return [...out].sort();
 }
 
 /**

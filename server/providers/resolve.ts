@@ -11,9 +11,12 @@
 //   - availability: a provider Foresight does not have, or whose version does not meet the constraints,
 //     gets an error diagnostic at the required_providers entry (or the first resource / provider block that
 //     implies it) listing the providers Foresight has.
-// Contract: pure functions of the model; diagnostics, never exceptions. The list of available providers is
+// Contract: pure functions of the model (except stateProviders, which reads the local state file);
+// diagnostics, never exceptions. The list of available providers is
 // passed in; foresightProviders() derives it from the registry of built-in providers (./builtin).
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
 import type { Module, ProviderConfig, Resource } from '../config/model';
@@ -301,5 +304,35 @@ export function foresightProviders(): AvailableProvider[] {
     if (addr) out.push({ addr, versions: b.version ? [b.version] : [] });
   }
   return out;
+}
+
+
+// ---- provider requirements of the state ------------------------------------------------------------
+
+function currentWorkspace(dir: string, env: Readonly<Record<string, string | undefined>> | undefined): string {
+  if (env?.TF_WORKSPACE) return env.TF_WORKSPACE;
+  try {
+    return readFileSync(join(dir, env?.TF_DATA_DIR ?? '.terraform', 'environment'), 'utf8').trim() || 'default';
+  } catch {
+    return 'default';
+  }
+}
+
+/** Provider addresses of the resources in the workspace's local state file (sorted, unique). */
+export function stateProviders(dir: string, env?: Readonly<Record<string, string | undefined>>): string[] {
+  const ws = currentWorkspace(dir, env);
+  const path = ws === 'default' ? join(dir, 'terraform.tfstate') : join(dir, 'terraform.tfstate.d', ws, 'terraform.tfstate');
+  let doc: { resources?: { provider?: string }[] };
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return [];
+  }
+  const out = new Set<string>();
+  for (const r of doc.resources ?? []) {
+    const m = /provider\["([^"]+)"\]/.exec(r.provider ?? '');
+    if (m) out.add(m[1]);
+  }
+  return [...out].sort();
 }
 
