@@ -251,6 +251,16 @@ class Applier {
         const addr = instAddr(inst.addr, r, k);
         const c = changes.get(instanceAddrString(addr));
         const ks = instanceKeyString(k);
+        if (c?.importing && !this.sync.state.object(addr)) {
+          // The object imported during plan enters the state now.
+          this.hooks.preApplyImport?.(addr, c.importing.id);
+          this.sync.setResourceInstanceCurrent(
+            addr,
+            encodeObject(c.before, schema, { status: 'ready', dependencies: this.built.resourceDeps.get(configResourceAddr(n.path, configResourceKey(r))) ?? [], createBeforeDestroy: false, private: c.private }),
+            c.providerAddr,
+          );
+          this.hooks.postApplyImport?.(addr, c.importing.id);
+        }
         if (!c || c.action === 'NoOp' || c.action === 'Delete' || c.action === 'Forget') {
           const o = this.sync.state.object(addr);
           const v = o ? decodeObject(o, schema) : undefined;

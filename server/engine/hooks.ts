@@ -20,6 +20,11 @@ export interface Hooks {
   /** Data source reads during plan. */
   preReadData?(addr: InstanceAddr): void;
   postReadData?(addr: InstanceAddr, failed: boolean): void;
+  /** Import blocks: before ImportResourceState during plan ("Preparing import... [id=x]"). */
+  prePlanImport?(addr: InstanceAddr, id: string): void;
+  /** Import blocks during apply ("Importing... [id=x]", "Import complete [id=x]"). */
+  preApplyImport?(addr: InstanceAddr, id: string): void;
+  postApplyImport?(addr: InstanceAddr, id: string): void;
   /** The walk stopped starting new operations after a cancellation. */
   stopping?(): void;
 }

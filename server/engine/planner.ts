@@ -108,6 +108,8 @@ class Planner {
   /** new instance address string -> address in the previous run state (moved blocks) */
   moved = new Map<string, InstanceAddr>();
   forgotten: string[] = [];
+  /** import blocks: target instance address string -> import id */
+  imports = new Map<string, string>();
 
   constructor(
     readonly opts: PlanOptions,
@@ -331,8 +333,8 @@ class Planner {
   }
 
   /** Refreshes an object (ReadResource); returns the new value (null when gone) or undefined on errors. */
-  async refreshObject(addr: InstanceAddr, deposedKey: string | undefined, o: ObjectSrc, prior: Value, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[]): Promise<Value | undefined> {
-    if (!this.refresh) return prior;
+  async refreshObject(addr: InstanceAddr, deposedKey: string | undefined, o: ObjectSrc, prior: Value, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[], importing = false): Promise<Value | undefined> {
+    if (!this.refresh && !importing) return prior;
     const p = this.ctx.providers.get(fqn)!;
     this.hooks.preRefresh?.(addr, deposedKey, prior);
     const { value: unmarked, marks } = unmarkDeepWithPaths(prior);
@@ -345,6 +347,7 @@ class Planner {
     if (!nv.isNull) nv = markObject(markWithPaths(nv, marks), schema);
     else nv = Value.null(impliedType(schema.block));
     this.hooks.postRefresh?.(addr, deposedKey, prior, nv);
+    if (importing) return nv;
     // Record drift and store the refreshed object.
     const changed = !exactEq(nv.unmarkDeep()[0], unmarked);
     if (changed) {
@@ -449,6 +452,39 @@ class Planner {
     let prior: Value = nullObj;
     let priorPrivate: Uint8Array = new Uint8Array();
     let tainted = false;
+    const importId = cur ? undefined : this.imports.get(addrStr);
+    if (importId !== undefined && this.mode === 'normal') {
+      this.hooks.prePlanImport?.(addr, importId);
+      const ir = await this.ctx.sem.run(() => p.provider.importResourceState({ typeName: r.type, id: importId, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
+      diags.push(...ir.diagnostics.map((d) => withAddr(d, addr)));
+      if (hasErr(ir.diagnostics)) {
+        outDiags.push(...diags);
+        return undefined;
+      }
+      const obj = ir.importedResources.find((x) => x.typeName === r.type) ?? ir.importedResources[0];
+      if (!obj) {
+        diags.push(error('Import returned no resources', `While attempting to import with ID ${importId}, the provider returned no instance objects.`));
+        outDiags.push(...diags);
+        return undefined;
+      }
+      const imported = markObject(obj.state, schema);
+      const src = encodeObject(imported, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false, private: obj.private });
+      const nv = await this.refreshObject(addr, undefined, src, imported, schema, n.fqn, providerAddr, diags, true);
+      if (!nv || nv.isNull) {
+        if (nv && nv.isNull) {
+          diags.push(
+            error(
+              'Cannot import non-existent remote object',
+              `While attempting to import an existing object to "${addrStr}", the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use "terraform apply" to create a new remote object for this resource.`,
+            ),
+          );
+        }
+        outDiags.push(...diags);
+        return undefined;
+      }
+      prior = nv;
+      priorPrivate = obj.private;
+    }
     if (cur) {
       const up = await this.upgrade(addr, cur, schema, n.fqn, diags);
       if (!up) {
@@ -586,6 +622,7 @@ class Planner {
       private: planPrivate,
       config: unmarkedConfig,
       schemaVersion: schema.version,
+      importing: importId !== undefined && !prior.isNull ? { id: importId } : undefined,
     });
     if ((action === 'DeleteThenCreate' || action === 'CreateThenDelete') && this.preventDestroy(r)) diags.push(preventDestroyDiag(addr, r));
     this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, after, cfgAddr, addrStr, diags);
@@ -905,6 +942,17 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
 
   if (pl.targets.length) pl.targeted = targetedNodes(pl, built);
   diags.push(...removedStillConfigured(opts.config));
+  for (const ib of opts.config.imports) {
+    if (!ib.to || !ib.id || ib.forEach) continue;
+    const t = parseTarget(ib.to.text.trim());
+    if (!t?.resource) continue;
+    const idv = pl.ctx.eval(ib.id.ast, pl.ctx.rootInstance, {}, diags);
+    if (!idv.isKnown || idv.isNull || idv.type.kind !== 'string') {
+      if (!hasErr(diags)) diags.push(error('Invalid import id argument', 'The import ID cannot be null.', ib.id.range));
+      continue;
+    }
+    pl.imports.set(instanceAddrString({ module: t.module, ...t.resource, key: t.key?.value }), idv.unmark()[0].str);
+  }
   if (!hasErr(diags) && pl.mode !== 'destroy') {
     const mv = applyMoves(opts.config, pl.refreshState.state);
     diags.push(...mv.diagnostics);

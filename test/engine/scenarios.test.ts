@@ -164,7 +164,7 @@ function firstDiff(m: string): string {
 
 const EXPECTED = [
   'basic-lifecycle', 'check-blocks', 'conditions', 'count-orphans', 'create-before-destroy', 'for-each-map', 'ignore-changes-prevent-destroy',
-  'moved-blocks', 'nested-modules', 'removed-blocks', 'replace-triggered-by', 'sensitive-values', 'taint-untaint', 'target-replace-refresh', 'unknown-values',
+  'import-block-and-cli', 'moved-blocks', 'nested-modules', 'removed-blocks', 'replace-triggered-by', 'sensitive-values', 'taint-untaint', 'target-replace-refresh', 'unknown-values',
 ];
 
 for (const f of readdirSync(DIR).filter((x) => x.endsWith('.json')).sort()) {
