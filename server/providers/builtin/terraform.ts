@@ -32,6 +32,11 @@ export const TERRAFORM_PROVIDER_ADDRESS = 'terraform.io/builtin/terraform';
 /** The null_resource schema terraform_data moves from (hashicorp/null). */
 const nullResourceType = T.Obj({ id: T.String, triggers: T.Map(T.String) });
 
+/** A planned id: unknown, but known not to be null (Terraform 1.11 refines it so). */
+function unknownId(): Value {
+  return Value.unknown(T.String, { notNull: true });
+}
+
 /** output = unknown of input's type, or input itself when it is null (terraform_data's rule). */
 function plannedOutput(input: Value): Value {
   return input.isNull ? input : Value.unknown(input.type);
@@ -58,11 +63,11 @@ const terraformData: ResourceType = {
     const input = get(planned, 'input');
     const trigger = get(planned, 'triggers_replace');
     if (prior.isNull) {
-      return { planned: withAttrs(planned, { id: Value.unknown(T.String), output: plannedOutput(input) }) };
+      return { planned: withAttrs(planned, { id: unknownId(), output: plannedOutput(input) }) };
     }
     if (!rawEquals(get(prior, 'triggers_replace'), trigger)) {
       return {
-        planned: withAttrs(planned, { id: Value.unknown(T.String), output: plannedOutput(input) }),
+        planned: withAttrs(planned, { id: unknownId(), output: plannedOutput(input) }),
         requiresReplace: [[attrStep('triggers_replace')]],
       };
     }
@@ -105,6 +110,16 @@ function applyData(planned: Value): Value {
 /** The local backend's configuration schema (terraform { backend "local" { ... } }). */
 const localBackendBlock = schemaBlock({ path: { type: T.String, optional: true }, workspace_dir: { type: T.String, optional: true } });
 
+/** Backends Terraform 1.11 no longer has, with its messages. */
+const REMOVED_BACKENDS: Record<string, string> = {
+  artifactory: 'The "artifactory" backend is not supported in Terraform v1.3 or later.',
+  azure: 'The "azure" backend name has been removed, please use "azurerm".',
+  etcd: 'The "etcd" backend is not supported in Terraform v1.3 or later.',
+  etcdv3: 'The "etcdv3" backend is not supported in Terraform v1.3 or later.',
+  manta: 'The "manta" backend is not supported in Terraform v1.3 or later.',
+  swift: 'The "swift" backend is not supported in Terraform v1.3 or later.',
+};
+
 /** Backends Terraform has that this provider cannot read from. */
 const OTHER_BACKENDS = ['azurerm', 'consul', 'cos', 'gcs', 'http', 'inmem', 'kubernetes', 'oss', 'pg', 'remote', 's3', 'cloud'];
 
@@ -117,7 +132,7 @@ function localBackend(cfg: Value): { config: Value } | { diagnostics: ProviderDi
   if (backend !== 'local') {
     const detail = OTHER_BACKENDS.includes(backend)
       ? `Foresight's built-in terraform_remote_state reads only the "local" backend; ${JSON.stringify(backend)} is not supported.`
-      : `There is no backend type named ${JSON.stringify(backend)}.`;
+      : REMOVED_BACKENDS[backend] ?? `There is no backend type named ${JSON.stringify(backend)}.`;
     return { diagnostics: [attrError([attrStep('backend')], 'Invalid backend configuration', detail)] };
   }
   let config = get(cfg, 'config');
@@ -129,7 +144,13 @@ function localBackend(cfg: Value): { config: Value } | { diagnostics: ProviderDi
       diagnostics: [attrError([attrStep('config')], 'Invalid backend configuration', `The given configuration is not valid for backend "local": ${formatError(r.error)}.`)],
     };
   }
-  return { config: r.value };
+  // The local backend's PrepareConfig: neither path may be empty (located at the backend's own attribute).
+  const diags: ProviderDiagnostic[] = [];
+  if (str(get(r.value, 'path')) === '') diags.push(attrError([attrStep('path')], 'Invalid local state file path', 'The "path" attribute value must not be empty.'));
+  if (str(get(r.value, 'workspace_dir')) === '') {
+    diags.push(attrError([attrStep('workspace_dir')], 'Invalid local workspace directory path', 'The "workspace_dir" attribute value must not be empty.'));
+  }
+  return diags.length ? { diagnostics: diags } : { config: r.value };
 }
 
 function remoteStateData(workingDir: string): DataSourceType {

@@ -46,7 +46,7 @@ check({
     const a = await h.apply(TD, null, p.planned, { input: s('hello') });
     return [goString(p.planned), UUID.test(at(a.state, 'id').str), goString(at(a.state, 'output'))];
   },
-  want: ['cty.ObjectVal(map[string]cty.Value{"id":cty.UnknownVal(cty.String), "input":cty.StringVal("hello"), "output":cty.UnknownVal(cty.String), "triggers_replace":cty.NullVal(cty.DynamicPseudoType)})', true, 'cty.StringVal("hello")'],
+  want: ['cty.ObjectVal(map[string]cty.Value{"id":cty.UnknownVal(cty.String).RefineNotNull(), "input":cty.StringVal("hello"), "output":cty.UnknownVal(cty.String), "triggers_replace":cty.NullVal(cty.DynamicPseudoType)})', true, 'cty.StringVal("hello")'],
 });
 
 check({
@@ -84,7 +84,7 @@ check({
     const { state: next, plan } = await h.converge(TD, state, { input: s('x'), triggers_replace: s('v2') });
     return [plan.requiresReplace, plan.replaced, goString(at(plan.planned, 'id')), at(next, 'id').str !== at(state, 'id').str, goString(at(next, 'output'))];
   },
-  want: [['.triggers_replace'], true, 'cty.UnknownVal(cty.String)', true, 'cty.StringVal("x")'],
+  want: [['.triggers_replace'], true, 'cty.UnknownVal(cty.String).RefineNotNull()', true, 'cty.StringVal("x")'],
 });
 
 check({
@@ -227,4 +227,14 @@ checkRemoteState({
   scenario: 'terraform_remote_state reports an unexpected local backend argument with its name.',
   attrs: () => ({ backend: s('local'), config: Value.object({ bucket: s('b') }) }),
   want: { diagnostics: ['error: Invalid backend configuration: The given configuration is not valid for backend "local": unexpected attribute "bucket". [at .config]'] },
+});
+checkRemoteState({
+  scenario: 'terraform_remote_state names removed backends with Terraform\'s message and rejects an empty local path.',
+  attrs: () => ({ backend: s('etcd') }),
+  want: { diagnostics: ['error: Invalid backend configuration: The "etcd" backend is not supported in Terraform v1.3 or later. [at .backend]'] },
+});
+checkRemoteState({
+  scenario: 'terraform_remote_state rejects an empty local state path as the local backend does.',
+  attrs: () => ({ backend: s('local'), config: Value.object({ path: s('') }) }),
+  want: { diagnostics: ['error: Invalid local state file path: The "path" attribute value must not be empty. [at .path]'] },
 });
