@@ -288,7 +288,20 @@ class Applier {
     return res.every((x) => x) && !hasErr(diags);
   }
 
-  private async applyInstance(
+  /** Runs one instance's apply holding a -parallelism slot; after cancellation nothing new starts. */
+  private applyInstance(
+    n: Extract<Node, { kind: 'resource' }>,
+    inst: ModuleInstance,
+    addr: InstanceAddr,
+    c: ResourceInstanceChange,
+    schema: Schema,
+    outDiags: Diagnostic[],
+    rep: ReturnType<typeof repetitionFor>,
+  ): Promise<Value | undefined> {
+    return this.ctx.sem.run(async () => (this.opts.signal?.aborted ? undefined : this.applyInstanceLocked(n, inst, addr, c, schema, outDiags, rep)));
+  }
+
+  private async applyInstanceLocked(
     n: Extract<Node, { kind: 'resource' }>,
     inst: ModuleInstance,
     addr: InstanceAddr,
@@ -317,7 +330,7 @@ class Applier {
 
     if (c.action === 'Read') {
       this.hooks.preApply?.(addr, undefined, 'Read', c.before, c.after);
-      const resp = await this.ctx.sem.run(() => p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
+      const resp = await p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
       diags.push(...resp.diagnostics);
       const failed = hasErr(resp.diagnostics);
       const v = failed ? nullObj : markObject(markWithPaths(resp.state, configMarks), schema);
@@ -338,9 +351,7 @@ class Applier {
     // The second plan, with everything known so far.
     const plannedBefore = unmarkDeepWithPaths(c.after).value;
     const proposed = proposedNew(block, unmarkedPrior, ignoreChangesFromPlan(unmarkedConfig, plannedBefore, r.lifecycle?.ignoreChanges, unmarkedPrior));
-    const pr = await this.ctx.sem.run(() =>
-      p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: unmarkedConfig, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
-    );
+    const pr = await p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: unmarkedConfig, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
     diags.push(...pr.diagnostics);
     if (hasErr(pr.diagnostics)) {
       outDiags.push(...diags);
@@ -363,9 +374,7 @@ class Applier {
     }
     const action: Action = replacing ? 'Create' : c.action;
     this.hooks.preApply?.(addr, undefined, action, prior, markObject(markWithPaths(planned, configMarks), schema));
-    const resp = await this.ctx.sem.run(() =>
-      p.provider.applyResourceChange({ typeName: r.type, priorState: unmarkedPrior, plannedState: planned, config: unmarkedConfig, plannedPrivate: pr.plannedPrivate }),
-    );
+    const resp = await p.provider.applyResourceChange({ typeName: r.type, priorState: unmarkedPrior, plannedState: planned, config: unmarkedConfig, plannedPrivate: pr.plannedPrivate });
     diags.push(...resp.diagnostics);
     let failed = hasErr(resp.diagnostics);
     let newVal = resp.newState;
@@ -434,7 +443,11 @@ class Applier {
     return results.every((x) => x);
   }
 
-  private async destroyOne(c: ResourceInstanceChange, n: Extract<Node, { kind: 'destroy' }>, diags: Diagnostic[]): Promise<boolean> {
+  private destroyOne(c: ResourceInstanceChange, n: Extract<Node, { kind: 'destroy' }>, diags: Diagnostic[]): Promise<boolean> {
+    return this.ctx.sem.run(async () => (this.opts.signal?.aborted ? false : this.destroyOneLocked(c, n, diags)));
+  }
+
+  private async destroyOneLocked(c: ResourceInstanceChange, n: Extract<Node, { kind: 'destroy' }>, diags: Diagnostic[]): Promise<boolean> {
     const addr = c.addr;
     const addrStr = instanceAddrString(addr);
     let deposedKey = c.deposedKey;
@@ -459,9 +472,7 @@ class Applier {
     let planned = nullObj;
     let plannedPrivate = privateBytes(src);
     if (e.schema.serverCapabilities.planDestroy) {
-      const pr = await this.ctx.sem.run(() =>
-        e.provider.planResourceChange({ typeName: addr.type, priorState: unmarkedPrior, proposedNewState: nullObj, config: nullObj, priorPrivate: plannedPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
-      );
+      const pr = await e.provider.planResourceChange({ typeName: addr.type, priorState: unmarkedPrior, proposedNewState: nullObj, config: nullObj, priorPrivate: plannedPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
       diags.push(...pr.diagnostics);
       if (hasErr(pr.diagnostics)) {
         this.hooks.postApply?.(addr, deposedKey, 'Delete', prior, true);
@@ -470,9 +481,7 @@ class Applier {
       planned = pr.plannedState;
       plannedPrivate = pr.plannedPrivate;
     }
-    const resp = await this.ctx.sem.run(() =>
-      e.provider.applyResourceChange({ typeName: addr.type, priorState: unmarkedPrior, plannedState: planned, config: nullObj, plannedPrivate }),
-    );
+    const resp = await e.provider.applyResourceChange({ typeName: addr.type, priorState: unmarkedPrior, plannedState: planned, config: nullObj, plannedPrivate });
     diags.push(...resp.diagnostics);
     const failed = hasErr(resp.diagnostics);
     this.hooks.postApply?.(addr, deposedKey, 'Delete', failed ? prior : nullObj, failed);
