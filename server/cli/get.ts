@@ -64,7 +64,6 @@ export async function runGet(args: string[], io: GetIO): Promise<number> {
     io.stderr(renderDiagnosticsView(rootDiags.filter((d) => d.severity === 'error'), opts));
     return 1;
   }
-  if (res.module.moduleCalls.size === 0) return 0;
   const inst = installLocalModules(dir, res.module, readModuleManifest(dir), update);
   for (const line of inst.installed) io.stdout(`- ${line}\n`);
   const diags: Diagnostic[] = [...inst.diagnostics];

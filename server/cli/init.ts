@@ -309,7 +309,8 @@ function isEmptyDir(dir: string): boolean {
   return !names.some((n) => (n.endsWith('.tf') || n.endsWith('.tf.json')) && !n.startsWith('.') && !n.startsWith('#') && !n.endsWith('~'));
 }
 
-function contextOfFrom(res: LoadResult): (r: Range) => string | undefined {
+/** HCL's context string of a range: the header of the top-level block just before it. */
+export function contextOfLoad(res: LoadResult): (r: Range) => string | undefined {
   return (r: Range) => {
     const off = r.start.byte - 1;
     if (off < 0) return undefined;
@@ -341,13 +342,16 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   }
   const automation = !!io.env?.TF_IN_AUTOMATION;
   const res = await loadModuleTree(dir);
-  view.setSources(res.sources, contextOfFrom(res));
+  view.setSources(res.sources, contextOfLoad(res));
   const rootFiles = new Set(res.module.files);
   const isRoot = (d: Diagnostic) => !d.subject || rootFiles.has(d.subject.filename);
   // Terraform loads the root module early (backend and module installation) and again with the whole tree;
   // decode diagnostics of root files come from both loads, syntax ones only once (the parser caches files).
-  const earlyDiags = res.diagnostics.filter(isRoot);
-  const childDiags = res.diagnostics.filter((d) => !isRoot(d) && d.summary !== 'Unreadable module directory' && d.summary !== 'Module not installed');
+  // The loader's view of child modules ("Module not installed", missing directories) is replaced by the
+  // installation below.
+  const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Unreadable module directory' && d.summary !== 'Module not installed');
+  const earlyDiags = loadDiags.filter(isRoot);
+  const childDiags = loadDiags.filter((d) => !isRoot(d));
   let header = false;
   if (a.backend) {
     view.output('initializing_backend_message');
@@ -370,11 +374,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
       return 1;
     }
     if (hasErrors(inst.diagnostics)) {
-      const missing = [...res.module.moduleCalls.values()].filter((c) => inst.records.get(c.name)?.Dir === '');
-      const more = missing.map((c) =>
-        error('Unreadable module directory', `The directory  could not be read for module "${c.name}" at ${c.declRange.filename}:${c.declRange.start.line}.`),
-      );
-      view.diagnostics([...inst.diagnostics, ...more]);
+      view.diagnostics(inst.diagnostics);
       return 1;
     }
   }
@@ -414,7 +414,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   }
   const locks = await readLockFile(dir);
   if (hasErrors(locks.diagnostics)) {
-    view.setSources(new Map([...res.sources, ...locks.sources]), contextOfFrom(res));
+    view.setSources(new Map([...res.sources, ...locks.sources]), contextOfLoad(res));
     view.diagnostics([...diags, ...locks.diagnostics]);
     return 1;
   }

@@ -11,7 +11,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import type { RenderOptions } from '../diags/render';
 import { renderDiagnostic, renderDiagnostics } from '../diags/render';
-import { sortDiagnostics } from './init';
+import { contextOfLoad, sortDiagnostics } from './init';
 import { loadModuleTree } from '../config/load';
 import { stateProviders } from '../providers/resolve';
 import { checkRequiredProviderSources, formatRequirementsTree, providerVersionsFromWarnings, requirementsByModule } from '../providers/resolve';
@@ -87,7 +87,7 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
   const res = await loadModuleTree(dir);
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Module not installed');
   const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, readModuleManifest(dir)), ...checkRequiredProviderSources(res.module)];
-  const opts = { color, sources: res.sources };
+  const opts = { color, sources: res.sources, contextOf: contextOfLoad(res) };
   if (hasErrors(diags)) {
     io.stderr(showDiagnostics(sortDiagnostics(diags.filter((d) => d.severity === 'error')), opts));
     return 1;

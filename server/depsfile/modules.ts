@@ -72,12 +72,24 @@ export interface InstallResult {
 }
 
 /**
- * Records the local modules called from `root` (loaded by config/load.ts from `workDir`), reusing `previous`
- * records with an unchanged source unless `upgrade`.
+ * Records the local modules called from `root` (loaded by config/load.ts from `workDir`), as Terraform's
+ * module installer does: records of modules no longer called are kept; a call is (re)recorded when
+ * upgrading, when it has no record, when its source changed (its descendants' records are dropped first) or
+ * when its recorded directory no longer exists; otherwise its record is kept silently.
  */
 export function installLocalModules(workDir: string, root: Module, previous: ReadonlyMap<string, ModuleRecord> | undefined, upgrade: boolean): InstallResult {
-  const res: InstallResult = { records: new Map([['', { Key: '', Source: '', Dir: '.' }]]), installed: [], diagnostics: [] };
-  const walk = (mod: Module, keyPrefix: string, dir: string) => {
+  const records = new Map<string, ModuleRecord>(previous ?? []);
+  records.set('', { Key: '', Source: '', Dir: '.' });
+  const res: InstallResult = { records, installed: [], diagnostics: [] };
+  const isDir = (rel: string) => {
+    if (rel === '') return false;
+    try {
+      return statSync(join(workDir, rel)).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const walk = (mod: Module, keyPrefix: string) => {
     const calls = [...mod.moduleCalls.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const call of calls) {
       if (call.source === undefined) continue;
@@ -93,27 +105,48 @@ export function installLocalModules(workDir: string, root: Module, previous: Rea
         continue;
       }
       const source = normaliseLocalSource(call.source);
-      const childDir = posix.join(dir, source);
-      let exists = false;
-      try {
-        exists = statSync(join(workDir, childDir)).isDirectory();
-      } catch {
-        exists = false;
+      const prev = records.get(key);
+      if (upgrade || !prev || prev.Source !== source) {
+        records.delete(key);
+        for (const k of [...records.keys()]) if (k.startsWith(key + '.')) records.delete(k);
       }
-      const prev = previous?.get(key);
-      if (!exists) {
-        res.records.set(key, { Key: key, Source: source, Dir: '' });
-        res.installed.push(`${key} in`);
-        res.diagnostics.push(error('Unreadable module directory', `Unable to evaluate directory symlink: lstat ${childDir}: no such file or directory`));
+      const kept = records.get(key);
+      if (kept && isDir(kept.Dir)) {
+        if (call.module) walk(call.module, key);
         continue;
       }
-      res.records.set(key, { Key: key, Source: source, Dir: childDir });
-      if (upgrade || !prev || prev.Source !== source || prev.Dir !== childDir) res.installed.push(`${key} in ${childDir}`);
-      if (call.module) walk(call.module, key, childDir);
+      const parentDir = records.get(keyPrefix)?.Dir ?? '.';
+      const newDir = posix.join(parentDir, source);
+      if (!isDir(newDir)) {
+        records.set(key, { Key: key, Source: source, Dir: '' });
+        res.installed.push(`${key} in`);
+        res.diagnostics.push(error('Unreadable module directory', `Unable to evaluate directory symlink: lstat ${firstMissing(workDir, newDir)}: no such file or directory`));
+        res.diagnostics.push(
+          error('Unreadable module directory', `The directory  could not be read for module "${call.name}" at ${call.declRange.filename}:${call.declRange.start.line}.`),
+        );
+        continue;
+      }
+      records.set(key, { Key: key, Source: source, Dir: newDir });
+      res.installed.push(`${key} in ${newDir}`);
+      if (call.module) walk(call.module, key);
     }
   };
-  walk(root, '', '.');
+  walk(root, '');
   return res;
+}
+
+/** The first component of `rel` (relative to `workDir`) that does not exist, as lstat reports it. */
+function firstMissing(workDir: string, rel: string): string {
+  const parts = rel.split('/');
+  for (let i = 1; i <= parts.length; i++) {
+    const p = parts.slice(0, i).join('/');
+    try {
+      statSync(join(workDir, p));
+    } catch {
+      return p;
+    }
+  }
+  return rel;
 }
 
 /**
