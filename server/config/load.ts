@@ -27,6 +27,17 @@ import type {
   Variable,
 } from './model';
 import { resourceKey } from './model';
+
+/** Resources of a module by key, so duplicate detection stays linear in the number of resources. */
+const resourceIndexes = new WeakMap<object, Map<string, Module['resources'][number]>>();
+function resourceIndex(mod: Module): Map<string, Module['resources'][number]> {
+  let m = resourceIndexes.get(mod);
+  if (!m) {
+    m = new Map(mod.resources.map((r) => [resourceKey(r), r]));
+    resourceIndexes.set(mod, m);
+  }
+  return m;
+}
 import { rangeBetween, rangeString, SourceText } from './source';
 import { parseTypeConstraint } from './typeexpr';
 
@@ -473,7 +484,7 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
       case 'ephemeral': {
         if (b.type === 'ephemeral') break;
         const r = decodeResource(b, b.type === 'data' ? 'data' : 'managed', diags, f.name);
-        const existing = mod.resources.find((x) => resourceKey(x) === resourceKey(r));
+        const existing = resourceIndex(mod).get(resourceKey(r));
         if (existing && !override) {
           diags.push(
             r.mode === 'managed'
@@ -490,7 +501,10 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
           );
         } else if (existing) overrideResource(existing, r);
         else if (override) missingBase(diags, r.mode === 'data' ? 'data resource' : 'resource', `${r.type}.${r.name}`, r.declRange);
-        else mod.resources.push(r);
+        else {
+          mod.resources.push(r);
+          resourceIndex(mod).set(resourceKey(r), r);
+        }
         break;
       }
       case 'moved': {

@@ -155,7 +155,15 @@ class Applier {
       if (g.has(provKey)) g.connect(k, provKey);
       this.push(k, c);
     }
-    // Edges.
+    // Edges, through the reverse index (resource -> resources depending on it) so this stays O(V+E).
+    const dependentsOf = new Map<string, string[]>();
+    for (const [x, ds] of depsOf) {
+      for (const d of ds) {
+        const l = dependentsOf.get(d) ?? [];
+        l.push(x);
+        dependentsOf.set(d, l);
+      }
+    }
     for (const [k, n] of [...g.entries()]) {
       if (n.kind !== 'destroy') continue;
       const provKey = nodeKey('provider', '', n.fqn);
@@ -165,8 +173,8 @@ class Applier {
       if (n.replace) {
         if (res) g.connect(res, k);
       } else if (res && cbd.has(r)) g.connect(k, res);
-      for (const [x, ds] of depsOf) {
-        if (!ds.has(r) || x === r) continue;
+      for (const x of dependentsOf.get(r) ?? []) {
+        if (x === r) continue;
         if (g.has(destroyKey(x))) g.connect(k, destroyKey(x));
         if (g.has(replaceKey(x))) g.connect(k, replaceKey(x));
         const xr = this.built.resourceNodes.get(x);

@@ -759,6 +759,16 @@ class Planner {
 
   // ---- orphans of modules and removed resources -----------------------------------------------------------------
 
+  private cfgIndex?: Map<string, Resource>;
+  /** The configuration of a resource by static module path and key (indexed once). */
+  configResource(sp: string, key: string): Resource | undefined {
+    if (!this.cfgIndex) {
+      this.cfgIndex = new Map();
+      for (const [, n] of this.built.graph.entries()) if (n.kind === 'resource') this.cfgIndex.set(configResourceAddr(n.path, configResourceKey(n.res)), n.res);
+    }
+    return this.cfgIndex.get(configResourceAddr(sp, key));
+  }
+
   /** State resources with no configuration, or in module instances no longer expanded. */
   async planStateOrphans(): Promise<void> {
     const tasks: Promise<boolean>[] = [];
@@ -766,8 +776,7 @@ class Planner {
       const sp = staticPath(m.addr);
       const insts = this.ctx.instancesOf(sp);
       const inst = insts.find((i) => i.addr === m.addr);
-      const modCfg = findModule(this.opts.config, sp);
-      const cfg = modCfg ? [...modCfg.resources, ...modCfg.checks.flatMap((c) => c.data)].find((r) => r.mode === rs.mode && r.type === rs.type && r.name === rs.name) : undefined;
+      const cfg = this.configResource(sp, resourceKey(rs));
       // Resources with configuration in an existing module instance were handled by their node (destroy mode too).
       if (inst && cfg) continue;
       const fqn = fqnOfProviderAddr(rs.provider);
