@@ -11,6 +11,7 @@
 
 import { Value } from '../../lang/value';
 import type { Provider } from '../provider';
+import { LOCAL_PROVIDER_ADDRESS, localProvider } from './local';
 import { NULL_PROVIDER_ADDRESS, nullProvider } from './null';
 import { RANDOM_PROVIDER_ADDRESS, randomProvider } from './random';
 import { TERRAFORM_PROVIDER_ADDRESS, terraformProvider } from './terraform';
@@ -35,6 +36,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = [
   { address: TERRAFORM_PROVIDER_ADDRESS, name: 'terraform', version: '', factory: (o) => terraformProvider(o) },
   { address: NULL_PROVIDER_ADDRESS, name: 'null', version: '3.2.4', factory: () => nullProvider() },
   { address: RANDOM_PROVIDER_ADDRESS, name: 'random', version: '3.7.2', factory: () => randomProvider() },
+  { address: LOCAL_PROVIDER_ADDRESS, name: 'local', version: '2.5.3', factory: (o) => localProvider(o) },
 ];
 
 /** The built-in provider with this fully-qualified source address, if any. */
