@@ -136,7 +136,7 @@ check({
     const missApply = await h.apply(LF, null, miss.planned, { filename: s('f.txt'), source: s('nope.txt') });
     return [
       [...fs.readFileSync(path.join(dir, 'b.bin'))],
-      at(b.state ?? b, 'id').str === sha1(Buffer.from([0, 1, 2, 255])),
+      at(b, 'id').str === sha1(Buffer.from([0, 1, 2, 255])),
       fs.readFileSync(path.join(dir, 'c.txt'), 'utf8'),
       at(c, 'id').str === sha1('from source'),
       badApply.diagnostics,
