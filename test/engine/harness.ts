@@ -120,7 +120,7 @@ export async function doPlan(
   return plan({
     config,
     state: env.state,
-    providers: (fqn) => (fqn === TF ? env.rec.provider() : undefined),
+    providers: (fqn) => (fqn === TF ? env.rec.provider() : startBuiltinProvider(fqn)),
     inputs: parsed,
     mode: extra.mode,
     targets: extra.targets,
@@ -134,7 +134,7 @@ export async function doPlan(
 
 export async function doApply(env: Env, p: Plan, parallelism?: number): Promise<{ state: State; diagnostics: Diagnostic[] }> {
   const config = await load(env.dir);
-  const r = await apply(p, { config, providers: (fqn) => (fqn === TF ? env.rec.provider() : undefined), cwd: env.dir, hooks: env.hooks, parallelism });
+  const r = await apply(p, { config, providers: (fqn) => (fqn === TF ? env.rec.provider() : startBuiltinProvider(fqn)), cwd: env.dir, hooks: env.hooks, parallelism });
   env.state = r.state;
   return r;
 }
