@@ -414,8 +414,11 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   }
   const locks = await readLockFile(dir);
   if (hasErrors(locks.diagnostics)) {
-    view.setSources(new Map([...res.sources, ...locks.sources]), contextOfLoad(res));
-    view.diagnostics([...diags, ...locks.diagnostics]);
+    // Terraform flattens the lock file's diagnostics into one sourceless error (tfdiags' Err() text).
+    const ld = locks.diagnostics;
+    const one = (d: Diagnostic) => (d.detail ? `${d.summary}: ${d.detail}` : d.summary);
+    const text = ld.length === 1 ? one(ld[0]) : `${ld.length} problems:\n` + ld.map((d) => `\n- ${one(d)}`).join('');
+    view.diagnostics([...diags, error(`failed to read dependency lock file: ${text}`)]);
     return 1;
   }
   diags.push(...locks.diagnostics);

@@ -22,7 +22,7 @@ import { SourceText } from '../config/source';
 import { analyzeSyntax } from '../syntax/errors';
 import { initParser, newParser } from '../syntax/treesitter';
 import type { ProviderAddr } from '../addrs/provider';
-import { compareProviders, isAddrError, isBuiltIn, parseProviderSource, providerString } from '../addrs/provider';
+import { UNKNOWN_NAMESPACE, compareProviders, isAddrError, isBuiltIn, parseProviderSource, providerString } from '../addrs/provider';
 import type { ProviderConstraint } from '../versions/provider';
 import { parseProviderConstraints, parseSemVer, providerConstraintsString, semVerString } from '../versions/provider';
 import { TERRAFORM_VERSION } from '../cli/version';
@@ -94,8 +94,11 @@ export async function parseLockFile(text: string, filename = LOCK_FILE): Promise
       continue;
     }
     const raw = b.labels[0];
-    const parsed = parseProviderSource(raw);
-    if (isAddrError(parsed) || raw.split('/').length !== 3) {
+    const parsedRaw = parseProviderSource(raw);
+    // A bare type gets the default namespace (addrs.ParseProviderSourceString); only unparsable labels are
+    // invalid here, short forms are reported as non-normalised below.
+    const parsed = isAddrError(parsedRaw) || parsedRaw.namespace !== UNKNOWN_NAMESPACE ? parsedRaw : { ...parsedRaw, namespace: 'hashicorp' };
+    if (isAddrError(parsed)) {
       d.push(
         error(
           'Invalid provider source address',
