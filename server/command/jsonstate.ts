@@ -563,50 +563,64 @@ export function outputsJSON(outs: readonly JOutput[]): string {
   );
 }
 
-function checksJSON(results: readonly CheckResult[]): string {
-  // jsonchecks.MarshalCheckStates: one entry per configuration object with its instances.
-  const kindOf = (k: string) => (k === 'var' ? 'var' : k);
-  const parts = results.map((r) => {
-    const addr = configAddrJSON(kindOf(r.objectKind), r.configAddr);
-    const f = [`"address":${addr}`, `"status":${goQuote(r.status)}`];
-    if (r.objects && r.objects.length) {
-      const insts = r.objects.map((o) => {
-        const g = [`"address":${instanceAddrJSON(r.objectKind, o.objectAddr)}`, `"status":${goQuote(o.status)}`];
-        if (o.failureMessages && o.failureMessages.length) g.push(`"problems":[${o.failureMessages.map((m) => `{"message":${goQuote(m)}}`).join(',')}]`);
-        return '{' + g.join(',') + '}';
-      });
-      f.push(`"instances":[${insts.join(',')}]`);
-    }
-    return '{' + f.join(',') + '}';
-  });
-  return '[' + parts.join(',') + ']';
+/** A JSON object with Go's map key order (sorted). */
+function sortedObject(fields: Record<string, string>): string {
+  return '{' + Object.keys(fields).sort().map((k) => `${goQuote(k)}:${fields[k]}`).join(',') + '}';
 }
 
-function configAddrJSON(kind: string, addr: string): string {
-  const f = [`"kind":${goQuote(kind === 'output' ? 'output_value' : kind)}`];
-  const m = /^((?:module\.[^.]+\.)*)(.*)$/.exec(addr)!;
-  const mod = m[1].replace(/\.$/, '');
-  const rest = m[2];
+/** Splits `module.a.module.b.REST` into the module path and the rest (module keys kept as written). */
+function splitModule(addr: string): { module: string; rest: string } {
+  const m = /^((?:module\.[A-Za-z_][\w-]*(?:\[(?:\d+|"(?:[^"\\]|\\.)*")\])?\.)*)(.*)$/.exec(addr)!;
+  return { module: m[1].replace(/\.$/, ''), rest: m[2] };
+}
+
+function staticAddrJSON(kind: string, addr: string): string {
+  const f: Record<string, string> = { to_display: goQuote(addr) };
+  const { module, rest } = splitModule(addr);
   if (kind === 'resource') {
+    f.kind = goQuote('resource');
     const r = /^(data\.)?([^.]+)\.([^.]+)$/.exec(rest);
     if (r) {
-      f.push(`"mode":${goQuote(r[1] ? 'data' : 'managed')}`, `"type":${goQuote(r[2])}`, `"name":${goQuote(r[3])}`);
+      f.mode = goQuote(r[1] ? 'data' : 'managed');
+      f.type = goQuote(r[2]);
+      f.name = goQuote(r[3]);
     }
   } else {
-    f.push(`"name":${goQuote(rest.replace(/^(check|output|var)\./, ''))}`);
+    f.kind = goQuote(kind === 'output' ? 'output_value' : kind);
+    f.name = goQuote(rest.replace(/^(check|output|var)\./, ''));
   }
-  if (mod) f.push(`"module":${goQuote(mod)}`);
-  f.push(`"to_display":${goQuote(addr)}`);
-  return '{' + f.join(',') + '}';
+  if (module) f.module = goQuote(module);
+  return sortedObject(f);
 }
 
-function instanceAddrJSON(kind: string, addr: string): string {
-  const f: string[] = [`"to_display":${goQuote(addr)}`];
-  const km = /\[([^\]]+)\]$/.exec(addr);
-  if (kind === 'resource' && km) f.push(`"instance_key":${km[1]}`);
-  const mm = /^((?:module\.[^.]+\.)+)/.exec(addr);
-  if (mm) f.push(`"module":${goQuote(mm[1].replace(/\.$/, ''))}`);
-  return '{' + f.join(',') + '}';
+function dynamicAddrJSON(kind: string, addr: string): string {
+  const f: Record<string, string> = { to_display: goQuote(addr) };
+  const { module, rest } = splitModule(addr);
+  if (module) f.module = goQuote(module);
+  if (kind === 'resource') {
+    const km = /\[(\d+|"(?:[^"\\]|\\.)*")\]$/.exec(rest);
+    if (km) f.instance_key = km[1].startsWith('"') ? goQuote(JSON.parse(km[1]) as string) : km[1];
+  }
+  return sortedObject(f);
+}
+
+/** jsonchecks.MarshalCheckStates: results and instances sorted by display address, problems by message. */
+function checksJSON(results: readonly CheckResult[]): string {
+  const parts = results.map((r) => {
+    const insts = (r.objects ?? [])
+      .map((o) => {
+        const g = [`"address":${dynamicAddrJSON(r.objectKind, o.objectAddr)}`, `"status":${goQuote(o.status)}`];
+        const probs = [...(o.failureMessages ?? [])].sort();
+        if (probs.length) g.push(`"problems":[${probs.map((m) => `{"message":${goQuote(m)}}`).join(',')}]`);
+        return { key: o.objectAddr, text: '{' + g.join(',') + '}' };
+      })
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const f = [`"address":${staticAddrJSON(r.objectKind, r.configAddr)}`, `"status":${goQuote(r.status)}`];
+    if (insts.length) f.push(`"instances":[${insts.map((i) => i.text).join(',')}]`);
+    return { key: r.configAddr, text: '{' + f.join(',') + '}' };
+  });
+  parts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return '[' + parts.map((p) => p.text).join(',') + ']';
 }
 
 /** `terraform show -json` for a state file (null: no state). No trailing newline. */

@@ -246,7 +246,8 @@ export async function lockState(
   ui: Ui,
 ): Promise<string | undefined> {
   const r = await acquireLock(mgr, newLockInfo(operation), timeoutMs, () => {
-    io.stdout(colorize('[reset][bold]Acquiring state lock. This may take a few moments...', ui.color) + '\n');
+    // views.StateLockerHuman.Locking: plain text, whatever the colour setting.
+    io.stdout('Acquiring state lock. This may take a few moments...\n');
   });
   if (r.diags.length) {
     ui.diagnostics(r.diags);
