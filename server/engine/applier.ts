@@ -39,6 +39,7 @@ import {
   buildConfigGraph,
   configResourceAddr,
   cycleDiagnostics,
+  displayOrder,
   decodeObject,
   encodeObject,
   expansionKeys,
@@ -585,9 +586,9 @@ export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyRes
   }
   if (plan.uiMode === 'refresh-only') {
     // Nothing to apply: the refreshed state (and outputs) become the new state.
-    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { signal: opts.signal });
+    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { signal: opts.signal, order: displayOrder(built.graph) });
   } else {
-    await walk(built.graph, (k, n) => ap.exec(k, n), { signal: opts.signal });
+    await walk(built.graph, (k, n) => ap.exec(k, n), { signal: opts.signal, order: displayOrder(built.graph) });
   }
   // Root outputs no longer in configuration disappear.
   for (const name of [...ap.sync.state.outputs.keys()]) if (!opts.config.outputs.has(name)) ap.sync.setOutputValue(name, null);

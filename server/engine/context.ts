@@ -410,6 +410,24 @@ function lastCallName(p: string): string {
   return p.slice(i + 'module.'.length);
 }
 
+/** Orders node keys by their display names (the start order of simultaneously ready nodes). */
+export function displayOrder(g: Graph<Node>): (a: string, b: string) => number {
+  const names = new Map<string, string>();
+  const name = (k: string) => {
+    let n = names.get(k);
+    if (n === undefined) {
+      n = nodeDisplayName(g.get(k)!);
+      names.set(k, n);
+    }
+    return n;
+  };
+  return (a, b) => {
+    const x = name(a);
+    const y = name(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+}
+
 /** "Cycle: a, b" diagnostics for the cycles of a graph. */
 export function cycleDiagnostics(g: Graph<Node>): Diagnostic[] {
   return g.cycles().map((c) => error(`Cycle: ${c.map((k) => nodeDisplayName(g.get(k)!)).join(', ')}`));

@@ -36,6 +36,7 @@ import {
   buildConfigGraph,
   configResourceAddr,
   cycleDiagnostics,
+  displayOrder,
   decodeObject,
   encodeObject,
   expansionKeys,
@@ -976,7 +977,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
         await pl.ctx.configureProvider({ kind: 'provider', fqn, name: fqn.split('/').pop()! });
       }
     }
-    await walk(built.graph, (k, n) => pl.exec(k, n), { signal: opts.signal });
+    await walk(built.graph, (k, n) => pl.exec(k, n), { signal: opts.signal, order: displayOrder(built.graph) });
     if (!hasErr(diags) || pl.changes.length) await pl.planStateOrphans();
   }
   if (pl.forgotten.length) {

@@ -132,6 +132,11 @@ export type NodeOutcome = 'ok' | 'failed' | 'skipped' | 'cancelled';
 export interface WalkOptions {
   /** Aborting stops new nodes from starting; running ones finish. */
   signal?: AbortSignal;
+  /**
+   * Start order among nodes that become ready at the same moment (a stable order makes progress output
+   * deterministic). Without it, insertion order.
+   */
+  order?: (a: string, b: string) => number;
 }
 
 /**
@@ -153,8 +158,11 @@ export async function walk<N>(g: Graph<N>, exec: (key: string, node: N) => Promi
   let bug: unknown = undefined;
   let wake: (() => void) | undefined;
 
+  if (opts.order) ready.sort(opts.order);
+  let head = 0; // ready[head..] are waiting to start (an index, not shift(), keeps this linear)
   const finish = (k: string, o: NodeOutcome) => {
     outcome.set(k, o);
+    const before = ready.length;
     // Iterative propagation: dependents of a failed or skipped node are skipped.
     const queue: [string, NodeOutcome][] = [[k, o]];
     while (queue.length) {
@@ -171,13 +179,17 @@ export async function walk<N>(g: Graph<N>, exec: (key: string, node: N) => Promi
         if (left === 0) ready.push(d);
       }
     }
+    if (opts.order && ready.length - before > 1) {
+      const fresh = ready.splice(before).sort(opts.order);
+      ready.push(...fresh);
+    }
   };
 
   const aborted = () => opts.signal?.aborted === true || bug !== undefined;
 
   for (;;) {
-    while (ready.length && !aborted()) {
-      const k = ready.shift()!;
+    while (head < ready.length && !aborted()) {
+      const k = ready[head++];
       if (outcome.has(k)) continue;
       running++;
       const node = g.get(k)!;
