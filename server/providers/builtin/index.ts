@@ -15,6 +15,7 @@ import { LOCAL_PROVIDER_ADDRESS, localProvider } from './local';
 import { NULL_PROVIDER_ADDRESS, nullProvider } from './null';
 import { RANDOM_PROVIDER_ADDRESS, randomProvider } from './random';
 import { TERRAFORM_PROVIDER_ADDRESS, terraformProvider } from './terraform';
+import { TIME_PROVIDER_ADDRESS, timeProvider } from './time';
 
 export interface BuiltinProvider {
   /** Fully-qualified source address, e.g. registry.terraform.io/hashicorp/random. */
@@ -37,6 +38,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = [
   { address: NULL_PROVIDER_ADDRESS, name: 'null', version: '3.2.4', factory: () => nullProvider() },
   { address: RANDOM_PROVIDER_ADDRESS, name: 'random', version: '3.7.2', factory: () => randomProvider() },
   { address: LOCAL_PROVIDER_ADDRESS, name: 'local', version: '2.5.3', factory: (o) => localProvider(o) },
+  { address: TIME_PROVIDER_ADDRESS, name: 'time', version: '0.12.1', factory: () => timeProvider() },
 ];
 
 /** The built-in provider with this fully-qualified source address, if any. */
