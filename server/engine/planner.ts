@@ -195,7 +195,7 @@ class Planner {
         const obj = `${inst.addr ? inst.addr + '.' : ''}output.${o.name}`;
         this.ctx.runConditions('output-pre', o.preconditions, inst, {}, undefined, cfg, obj, diags);
         v = this.ctx.eval(o.value.ast, inst, {}, diags);
-        if (!o.sensitive && v.hasMarksDeep && v.unmarkDeep()[1].has('sensitive') && !hasErr(diags)) {
+        if (n.path === '' && !o.sensitive && v.hasMarksDeep && v.unmarkDeep()[1].has('sensitive') && !hasErr(diags)) {
           diags.push(
             error(
               'Output refers to sensitive values',
@@ -206,20 +206,11 @@ class Planner {
         }
       }
       inst.outputs.set(n.name, v);
-      if (inst.addr === '' && !(inst.addr === '' && n.path !== '')) {
-        if (n.path === '' && o.sensitive === false && inst.addr === '' && false) continue;
-      }
       if (n.path === '') {
         const prev = this.prevRunState.outputs.get(n.name);
         let before = Value.null();
         if (prev) {
-          try {
-            const t = JSON.parse(prev.typeJSON);
-            void t;
-            before = decodeOutput(prev.valueJSON, prev.typeJSON);
-          } catch {
-            before = Value.null();
-          }
+          before = decodeOutput(prev.valueJSON, prev.typeJSON);
           if (prev.sensitive) before = before.mark('sensitive');
         }
         let after = o.sensitive ? v.mark('sensitive') : v;
@@ -915,7 +906,13 @@ export function preventDestroyDiag(addr: InstanceAddr, r: Resource): Diagnostic 
 }
 
 function decodeOutput(valueJSON: string, typeJSON: string): Value {
-  const r = unmarshal(valueJSON, unmarshalType(typeJSON));
+  let t;
+  try {
+    t = unmarshalType(typeJSON);
+  } catch {
+    return Value.null();
+  }
+  const r = unmarshal(valueJSON, t);
   return r.value ?? Value.null();
 }
 

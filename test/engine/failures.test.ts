@@ -140,3 +140,31 @@ test('The graph walk skips the transitive dependents of a failed node and runs i
   g.connect('a', 'c');
   assert.deepEqual(g.cycles(), [['a', 'b', 'c']]);
 });
+
+test('A deposed object left by an earlier run is planned for deletion (deposed Delete) and removed by apply', async () => {
+  const env = newEnv({ 'main.tf': 'resource "terraform_data" "x" {\n  input = "v"\n}\n' });
+  await planApply(env);
+  const { applyChange } = await import('../../server/states/state');
+  const addr = { module: '', mode: 'managed' as const, type: 'terraform_data', name: 'x', key: undefined };
+  const cur = env.state.object(addr)!;
+  applyChange(env.state, { op: 'depose', addr, deposedKey: '0badcafe' });
+  applyChange(env.state, { op: 'current', addr, provider: 'provider["terraform.io/builtin/terraform"]', obj: cur });
+  const p = await doPlan(env);
+  assert.deepEqual(actions(p.plan), ['terraform_data.x: NoOp', 'terraform_data.x (deposed): Delete']);
+  assert.equal(p.plan.changes[1].deposedKey, '0badcafe');
+  const a = await doApply(env, p.plan);
+  assert.deepEqual(a.diagnostics, []);
+  assert.equal(a.state.instance(addr)!.deposed.size, 0);
+  assert.ok(a.state.object(addr));
+  assert.deepEqual(env.events.slice(-2), ['pre Delete terraform_data.x deposed', 'post Delete terraform_data.x deposed']);
+});
+
+test('-target on a module instance plans only that instance and what it depends on', async () => {
+  const env = newEnv({
+    'main.tf': 'resource "terraform_data" "base" {\n  input = "b"\n}\nmodule "m" {\n  for_each = toset(["a", "b"])\n  source   = "./m"\n  v        = terraform_data.base.output\n}\nresource "terraform_data" "other" {\n  input = "o"\n}\n',
+    'm/main.tf': 'variable "v" {}\nresource "terraform_data" "x" {\n  input = var.v\n}\n',
+  });
+  const p = await doPlan(env, { targets: ['module.m["a"]'] });
+  assert.deepEqual(actions(p.plan), ['terraform_data.base: Create', 'module.m["a"].terraform_data.x: Create']);
+  assert.equal(p.diagnostics.find((d) => d.severity === 'warning')?.summary, 'Resource targeting is in effect');
+});
