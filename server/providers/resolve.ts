@@ -336,3 +336,87 @@ export function stateProviders(dir: string, env?: Readonly<Record<string, string
   return [...out].sort();
 }
 
+
+// ---- provider configurations of resources ------------------------------------------------------------------
+
+/** A provider configuration address: module path ("" for root), provider, alias. */
+export interface AbsProviderConfig {
+  module: string;
+  fqn: string;
+  alias?: string;
+}
+
+/** As Terraform writes it in state and messages: `module.a.provider["registry.terraform.io/hashicorp/random"].west`. */
+export function absProviderConfigString(a: AbsProviderConfig): string {
+  return `${a.module ? a.module + '.' : ''}provider["${a.fqn}"]${a.alias ? '.' + a.alias : ''}`;
+}
+
+function parentPath(path: string): string | undefined {
+  if (path === '') return undefined;
+  const i = path.lastIndexOf('.module.');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+/** `name` or `name.alias` from a traversal expression's text. */
+function localConfigRef(text: string): { name: string; alias?: string } | undefined {
+  const m = /^\s*([A-Za-z_][\w-]*)(?:\.([A-Za-z_][\w-]*))?\s*$/.exec(text);
+  return m ? { name: m[1], alias: m[2] } : undefined;
+}
+
+/**
+ * The provider configuration every resource and data source of the tree uses, keyed by its configuration
+ * address ("module.a.random_id.x"), as Terraform's ProviderTransformer resolves it: a provider block of the
+ * resource's own module (`provider = name.alias` or the type's prefix), else a configuration passed in by the
+ * calling module's `providers = { name[.alias] = parent_name[.alias] }` (followed to the parent's), else, for
+ * default (unaliased) configurations only, the nearest ancestor's, else the root module's default
+ * configuration (which Terraform creates implicitly when no block declares it).
+ */
+export function resolveResourceProviders(root: Module): Map<string, AbsProviderConfig> {
+  const concrete = new Set<string>();
+  const proxies = new Map<string, AbsProviderConfig>();
+  const key = (a: AbsProviderConfig) => absProviderConfigString(a);
+  const mods: Module[] = [];
+  const visit = (m: Module) => {
+    mods.push(m);
+    for (const p of m.providers) concrete.add(key({ module: m.path, fqn: providerString(providerBlockAddr(m, p)), alias: p.alias }));
+    for (const call of m.moduleCalls.values()) {
+      const child = call.module;
+      if (!child) continue;
+      const e = call.providers;
+      if (e && e.shape === 'object')
+        for (const it of e.items ?? []) {
+          const inChild = localConfigRef(it.key.text);
+          const inParent = localConfigRef(it.value.text);
+          if (!inChild || !inParent) continue;
+          const fqn = providerString(providerForLocalName(child, inChild.name));
+          proxies.set(key({ module: child.path, fqn, alias: inChild.alias }), { module: m.path, fqn, alias: inParent.alias });
+        }
+      visit(child);
+    }
+  };
+  visit(root);
+  const exact = (a: AbsProviderConfig, depth = 0): AbsProviderConfig | undefined => {
+    const k = key(a);
+    if (concrete.has(k)) return a;
+    const p = proxies.get(k);
+    if (p && depth < 64) return resolve(p, depth + 1);
+    return undefined;
+  };
+  const resolve = (a: AbsProviderConfig, depth = 0): AbsProviderConfig => {
+    const hit = exact(a, depth);
+    if (hit) return hit;
+    if (!a.alias) for (let p = parentPath(a.module); p !== undefined; p = parentPath(p)) {
+      const h = exact({ module: p, fqn: a.fqn }, depth);
+      if (h) return h;
+    }
+    return a.alias ? a : { module: '', fqn: a.fqn };
+  };
+  const out = new Map<string, AbsProviderConfig>();
+  for (const m of mods)
+    for (const r of [...m.resources, ...m.checks.flatMap((c) => c.data)]) {
+      const rc = resourceProviderConfig(m, r);
+      const addr = (m.path ? m.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
+      out.set(addr, resolve({ module: m.path, fqn: providerString(rc.addr), alias: rc.alias }));
+    }
+  return out;
+}
