@@ -28,7 +28,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
-import { error, hasErrors } from '../diags/diagnostic';
+import { error, hasErrors, warning } from '../diags/diagnostic';
 import { renderDiagnosticsView } from '../diags/render';
 import { loadModuleTree } from '../config/load';
 import type { LoadResult } from '../config/load';
@@ -422,6 +422,12 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     return 1;
   }
   diags.push(...locks.diagnostics);
+  if (a.upgrade && a.lockfileReadonly) {
+    // Terraform shows this error twice: once where it is found and once more with the command's result.
+    const conflict = error('The -upgrade flag conflicts with -lockfile=readonly.');
+    view.diagnostics([...diags, conflict, conflict]);
+    return 1;
+  }
   view.output('initializing_provider_plugin_message');
   header = true;
   // The installer reports built-in providers first, then the others (by address here; Terraform's order
@@ -470,6 +476,12 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
         ]);
         return 1;
       }
+      diags.push(
+        warning(
+          'Provider lock file not updated',
+          'Changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run "terraform init" without the "-lockfile=readonly" flag.',
+        ),
+      );
     } else {
       view.output(locks.providers.size === 0 ? 'lock_info' : 'dependencies_lock_changes_info');
       try {
