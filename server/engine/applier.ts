@@ -47,6 +47,7 @@ import {
   markObject,
   nodeKey,
   privateBytes,
+  providerConfigAddr,
   repetitionFor,
   staticPath,
   WalkContext,
@@ -131,20 +132,20 @@ class Applier {
     for (const c of this.plan.changes) {
       const a = configResourceAddr(staticPath(c.addr.module), resourceKey(c.addr));
       const fqn = fqnOfProviderAddr(c.providerAddr);
-      const provKey = nodeKey('provider', '', fqn);
+      const provKey = nodeKey('provider', '', c.providerAddr);
       const resNode = this.built.resourceNodes.get(a);
       let k: string | undefined;
       if (c.action === 'Delete' || c.action === 'Forget') k = destroyKey(a);
       else if (c.action === 'DeleteThenCreate') {
         k = replaceKey(a);
-        if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, replace: true });
+        if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, providerAddr: c.providerAddr, replace: true });
         this.push(k, c);
         if (resNode) this.push(resNode, c);
         continue;
       } else if (c.action === 'CreateThenDelete') {
         cbd.add(a);
         k = destroyKey(a);
-        if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, replace: false });
+        if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, providerAddr: c.providerAddr, replace: false });
         if (resNode) this.push(resNode, c);
         this.push(k, c);
         continue;
@@ -152,7 +153,7 @@ class Applier {
         if (resNode) this.push(resNode, c);
         continue;
       }
-      if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, replace: false });
+      if (!g.has(k)) g.add(k, { kind: 'destroy', absAddr: a, fqn, providerAddr: c.providerAddr, replace: false });
       if (g.has(provKey)) g.connect(k, provKey);
       this.push(k, c);
     }
@@ -167,8 +168,9 @@ class Applier {
     }
     for (const [k, n] of [...g.entries()]) {
       if (n.kind !== 'destroy') continue;
-      const provKey = nodeKey('provider', '', n.fqn);
+      const provKey = nodeKey('provider', '', n.providerAddr);
       if (g.has(provKey)) g.connect(k, provKey);
+      else if (g.has(nodeKey('provider', '', providerConfigAddr(n.fqn)))) g.connect(k, nodeKey('provider', '', providerConfigAddr(n.fqn)));
       const r = n.absAddr;
       const res = this.built.resourceNodes.get(r);
       if (n.replace) {
@@ -321,7 +323,7 @@ class Applier {
   ): Promise<Value | undefined> {
     const r = n.res;
     const diags: Diagnostic[] = [];
-    const p = this.ctx.providers.get(n.fqn)!;
+    const p = { provider: this.ctx.providerFor(c.providerAddr)! };
     const block = schema.block;
     const nullObj = Value.null(impliedType(block));
     const addrStr = instanceAddrString(addr);
@@ -465,8 +467,10 @@ class Applier {
       if (!deposedKey) return true; // the replacement failed and the old object was restored, or nothing to do
     }
     const schema = this.schema(c);
-    const e = this.ctx.providers.get(n.fqn);
-    if (!schema || !e) return false;
+    const base = this.ctx.providers.get(n.fqn);
+    const prov = this.ctx.providerFor(c.providerAddr);
+    if (!schema || !base || !prov) return false;
+    const e = { provider: prov, schema: base.schema };
     const src = this.sync.state.object(addr, deposedKey);
     if (!src) return true;
     if (c.action === 'Forget') {
@@ -574,8 +578,12 @@ export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyRes
   for (const c of plan.changes) fqns.add(fqnOfProviderAddr(c.providerAddr));
   await ap.ctx.loadProviders(fqns);
   if (hasErr(diags)) return { state: await ap.sync.close(), diagnostics: diags };
-  for (const fqn of fqns) {
-    if (!built.graph.has(nodeKey('provider', '', fqn))) built.graph.add(nodeKey('provider', '', fqn), { kind: 'provider', fqn, name: fqn.split('/').pop()! });
+  for (const c of plan.changes) {
+    // Providers only the state still uses (orphans): their configuration address as stored.
+    const k = nodeKey('provider', '', c.providerAddr);
+    if (built.graph.has(k) || /^module\./.test(c.providerAddr)) continue;
+    const alias = /\]\.(.+)$/.exec(c.providerAddr)?.[1];
+    built.graph.add(k, { kind: 'provider', fqn: fqnOfProviderAddr(c.providerAddr), alias, name: fqnOfProviderAddr(c.providerAddr).split('/').pop()! });
   }
 
   ap.addDestroyNodes();

@@ -157,7 +157,7 @@ export class ModuleInstance {
 // ---- graph nodes ----------------------------------------------------------------------------------------------
 
 export type Node =
-  | { kind: 'provider'; fqn: string; config?: ProviderConfig; name: string }
+  | { kind: 'provider'; fqn: string; alias?: string; config?: ProviderConfig; name: string }
   | { kind: 'var'; path: string; mod: Module; name: string }
   | { kind: 'local'; path: string; mod: Module; name: string }
   | { kind: 'output'; path: string; mod: Module; name: string }
@@ -165,7 +165,7 @@ export type Node =
   | { kind: 'module-close'; path: string; mod: Module; call: ModuleCall }
   | { kind: 'resource'; path: string; mod: Module; res: Resource; fqn: string; providerAddr: string }
   | { kind: 'check'; path: string; mod: Module; index: number }
-  | { kind: 'destroy'; absAddr: string; fqn: string; replace: boolean };
+  | { kind: 'destroy'; absAddr: string; fqn: string; providerAddr: string; replace: boolean };
 
 export function nodeKey(kind: string, path: string, name: string): string {
   return `${kind}\u0000${path}\u0000${name}`;
@@ -176,7 +176,7 @@ export function nodeDisplayName(n: Node): string {
   const pre = (p: string) => (p ? p + '.' : '');
   switch (n.kind) {
     case 'provider':
-      return providerConfigAddr(n.fqn);
+      return providerConfigAddr(n.fqn, n.alias);
     case 'var':
       return `${pre(n.path)}var.${n.name}`;
     case 'local':
@@ -232,20 +232,23 @@ export function buildConfigGraph(root: Module): BuiltGraph {
   const g = new Graph<Node>();
   const diagnostics: Diagnostic[] = [];
   const resourceNodes = new Map<string, string>();
-  const providers = new Map<string, string>(); // fqn -> node key
-  const rootProviderConfigs = new Map<string, ProviderConfig>();
-  for (const p of root.providers) if (!p.alias) rootProviderConfigs.set(p.name, p);
+  const providers = new Map<string, string>(); // provider config address -> node key
+  const rootProviderConfigs = new Map<string, ProviderConfig>(); // "name" or "name.alias"
+  for (const p of root.providers) rootProviderConfigs.set(p.alias ? `${p.name}.${p.alias}` : p.name, p);
 
-  const ensureProvider = (fqn: string, local: string): string => {
-    let k = providers.get(fqn);
+  const ensureProvider = (fqn: string, local: string, alias?: string): string => {
+    const addr = providerConfigAddr(fqn, alias);
+    let k = providers.get(addr);
     if (!k) {
-      k = nodeKey('provider', '', fqn);
-      const cfg = rootProviderConfigs.get(local);
-      g.add(k, { kind: 'provider', fqn, config: cfg, name: local });
-      providers.set(fqn, k);
+      k = nodeKey('provider', '', addr);
+      const cfg = rootProviderConfigs.get(alias ? `${local}.${alias}` : local);
+      g.add(k, { kind: 'provider', fqn, alias, config: cfg, name: local });
+      providers.set(addr, k);
     }
     return k;
   };
+  // Every root provider configuration is a node, used or not (Terraform configures them all).
+  for (const p of root.providers) ensureProvider(providerFqn(root, p.name), p.name, p.alias);
 
   const mods: Module[] = [];
   const visit = (m: Module) => {
@@ -268,7 +271,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
     for (const r of allRes) {
       const { local, alias } = resourceProviderLocal(r);
       const fqn = providerFqn(m, local);
-      ensureProvider(fqn, local);
+      ensureProvider(fqn, local, alias);
       const k = nodeKey('resource', p, resourceKey(r));
       g.add(k, { kind: 'resource', path: p, mod: m, res: r, fqn, providerAddr: providerConfigAddr(fqn, alias) });
       resourceNodes.set(configResourceAddr(p, resourceKey(r)), k);
@@ -353,7 +356,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       const k = nodeKey('resource', p, resourceKey(r));
       inModule(k);
       const n = g.get(k) as Extract<Node, { kind: 'resource' }>;
-      g.connect(k, providers.get(n.fqn)!);
+      g.connect(k, providers.get(n.providerAddr)!);
       connectRefs(k, m, resourceExpressions(r));
     }
     m.checks.forEach((c) => {
@@ -363,8 +366,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       for (const d of c.data) g.connect(k, nodeKey('resource', p, resourceKey(d)));
     });
   }
-  for (const [fqn, k] of providers) {
-    void fqn;
+  for (const [, k] of providers) {
     const n = g.get(k) as Extract<Node, { kind: 'provider' }>;
     if (n.config) {
       const exprs: Expression[] = [];
@@ -513,11 +515,29 @@ export class WalkContext {
     return mode === 'managed' ? p.schema.resourceTypes[type] : p.schema.dataSources[type];
   }
 
-  /** Configures a provider (once) from its root configuration block. */
+  /** Configured provider instances by configuration address (`provider["fqn"]`, `provider["fqn"].alias`). */
+  readonly configured = new Map<string, Provider>();
+
+  /** The configured provider instance for a configuration address (aliases fall back to the default one). */
+  providerFor(configAddr: string): Provider | undefined {
+    const c = this.configured.get(configAddr.replace(/^(?:module\.[^.]+(?:\[[^\]]*\])?\.)+/, ''));
+    if (c) return c;
+    const fqn = /provider\["([^"]+)"\]/.exec(configAddr)?.[1];
+    return fqn ? this.configured.get(providerConfigAddr(fqn)) ?? this.providers.get(fqn)?.provider : undefined;
+  }
+
+  /** Configures a provider configuration (once) from its root configuration block. */
   async configureProvider(n: Extract<Node, { kind: 'provider' }>): Promise<boolean> {
-    const e = this.providers.get(n.fqn);
-    if (!e) return false;
-    if (e.configured) return true;
+    const base = this.providers.get(n.fqn);
+    if (!base) return false;
+    const addr = providerConfigAddr(n.fqn, n.alias);
+    if (this.configured.has(addr)) return true;
+    let e: ProviderEntry = base;
+    if (n.alias || base.configured) {
+      const inst = this.opts.providers(n.fqn);
+      if (!inst) return false;
+      e = { ...base, provider: inst, configured: false };
+    }
     let config = nullObject(e.schema.provider.block);
     const diags: Diagnostic[] = [];
     if (n.config) config = decodeBody(n.config.body, e.schema.provider.block, this.scope(this.rootInstance), diags);
@@ -532,6 +552,7 @@ export class WalkContext {
     this.diagnostics.push(...r.diagnostics);
     if (r.diagnostics.some((d) => d.severity === 'error')) return false;
     e.configured = true;
+    this.configured.set(addr, e.provider);
     return true;
   }
 

@@ -19,7 +19,7 @@ export interface Hooks {
   postApply?(addr: InstanceAddr, deposedKey: string | undefined, action: Action, newState: Value, failed: boolean): void;
   /** Data source reads during plan. */
   preReadData?(addr: InstanceAddr): void;
-  postReadData?(addr: InstanceAddr, failed: boolean): void;
+  postReadData?(addr: InstanceAddr, failed: boolean, newState?: Value): void;
   /** Import blocks: before ImportResourceState during plan ("Preparing import... [id=x]"). */
   prePlanImport?(addr: InstanceAddr, id: string): void;
   /** Import blocks during apply ("Importing... [id=x]", "Import complete [id=x]"). */

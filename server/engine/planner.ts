@@ -43,6 +43,7 @@ import {
   instAddr,
   markObject,
   privateBytes,
+  providerConfigAddr,
   providerFqn,
   repetitionFor,
   staticPath,
@@ -304,9 +305,10 @@ class Planner {
   }
 
   /** Upgrades a stored object to the provider's current schema and decodes it. */
-  async upgrade(addr: InstanceAddr, o: ObjectSrc, schema: Schema, fqn: string, diags: Diagnostic[]): Promise<Value | undefined> {
-    const p = this.ctx.providers.get(fqn);
-    if (!p) return undefined;
+  async upgrade(addr: InstanceAddr, o: ObjectSrc, schema: Schema, fqn: string, diags: Diagnostic[], providerAddr = providerConfigAddr(fqn)): Promise<Value | undefined> {
+    const prov = this.ctx.providerFor(providerAddr);
+    if (!prov) return undefined;
+    const p = { provider: prov };
     if (o.schemaVersion > schema.version) {
       diags.push(
         error(
@@ -327,7 +329,8 @@ class Planner {
   /** Refreshes an object (ReadResource); returns the new value (null when gone) or undefined on errors. */
   async refreshObject(addr: InstanceAddr, deposedKey: string | undefined, o: ObjectSrc, prior: Value, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[], importing = false): Promise<Value | undefined> {
     if (!this.refresh && !importing) return prior;
-    const p = this.ctx.providers.get(fqn)!;
+    void fqn;
+    const p = { provider: this.ctx.providerFor(providerAddr)! };
     this.hooks.preRefresh?.(addr, deposedKey, prior);
     const { value: unmarked, marks } = unmarkDeepWithPaths(prior);
     const r = await this.ctx.sem.run(() =>
@@ -434,7 +437,7 @@ class Planner {
   private async planManaged(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
     const r = n.res;
     const diags: Diagnostic[] = [];
-    const p = this.ctx.providers.get(n.fqn)!;
+    const p = { provider: this.ctx.providerFor(n.providerAddr)! };
     const block = schema.block;
     const nullObj = Value.null(impliedType(block));
     const addrStr = instanceAddrString(addr);
@@ -695,7 +698,7 @@ class Planner {
   private async planData(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
     const r = n.res;
     const diags: Diagnostic[] = [];
-    const p = this.ctx.providers.get(n.fqn)!;
+    const p = { provider: this.ctx.providerFor(n.providerAddr)! };
     const block = schema.block;
     if (this.mode === 'destroy') {
       const o = this.refreshState.state.object(addr);
@@ -737,12 +740,13 @@ class Planner {
     this.hooks.preReadData?.(addr);
     const resp = await this.ctx.sem.run(() => p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
     diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
-    this.hooks.postReadData?.(addr, hasErr(resp.diagnostics));
     if (hasErr(resp.diagnostics)) {
+      this.hooks.postReadData?.(addr, true);
       outDiags.push(...diags);
       return undefined;
     }
     const v = markObject(markWithPaths(resp.state, marks), schema);
+    this.hooks.postReadData?.(addr, false, v);
     this.refreshState.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), n.providerAddr);
     this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, v, configResourceAddr(n.path, resourceKey(addr)), instanceAddrString(addr), diags);
     outDiags.push(...diags);
@@ -970,7 +974,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     // State-only providers need configuring too (for refresh and destroy of orphans).
     for (const fqn of fqns) {
       const e = pl.ctx.providers.get(fqn);
-      if (e && !built.graph.has(`provider\u0000\u0000${fqn}`)) {
+      if (e && !pl.ctx.configured.has(providerConfigAddr(fqn)) && !built.graph.has(`provider\u0000\u0000${providerConfigAddr(fqn)}`)) {
         await pl.ctx.configureProvider({ kind: 'provider', fqn, name: fqn.split('/').pop()! });
       }
     }

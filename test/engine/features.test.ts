@@ -119,3 +119,20 @@ test('A sensitive variable stays marked in the planned value and is recorded in 
     ],
   ]);
 });
+
+test('A resource using an aliased provider configuration records it in the state and gets its own configured instance', async () => {
+  const env = newEnv({
+    'main.tf': 'provider "random" {\n  alias = "b"\n}\nresource "random_id" "x" {\n  provider    = random.b\n  byte_length = 2\n}\nresource "random_id" "y" {\n  byte_length = 2\n}\n',
+  });
+  const r = await planApply(env);
+  const sj = stateJSON(r.state) as { resources: { name: string; provider: string }[] };
+  assert.deepEqual(
+    sj.resources.map((x) => [x.name, x.provider]),
+    [
+      ['x', 'provider["registry.terraform.io/hashicorp/random"].b'],
+      ['y', 'provider["registry.terraform.io/hashicorp/random"]'],
+    ],
+  );
+  const p = await doPlan(env);
+  assert.deepEqual(actions(p.plan), ['random_id.x: NoOp', 'random_id.y: NoOp']);
+});
