@@ -807,7 +807,9 @@ class Planner {
           }
           continue;
         }
-        const reason: ActionReason = this.mode === 'destroy' ? 'None' : !inst ? 'DeleteBecauseNoModule' : 'DeleteBecauseNoResourceConfig';
+        // NoModule: the module call is still configured but this instance of it is not (count/for_each);
+        // a module call removed altogether leaves resources without configuration.
+        const reason: ActionReason = this.mode === 'destroy' ? 'None' : !inst && findModule(this.opts.config, sp) ? 'DeleteBecauseNoModule' : 'DeleteBecauseNoResourceConfig';
         tasks.push(this.planOrphan(addr, rs, schema, reason, cfg));
       }
     }

@@ -33,10 +33,14 @@ test('A counted local module expands into instances whose resources and outputs 
   const sj = stateJSON(r.state) as { outputs: Record<string, { value: unknown }>; resources: { module?: string }[] };
   assert.deepEqual(sj.outputs.names.value, ['n0', 'n1']);
   assert.deepEqual(sj.resources.map((x) => x.module), ['module.m[0]', 'module.m[1]']);
-  // Dropping the module call deletes its objects with DeleteBecauseNoModule.
-  writeConfig({ 'main.tf': '' }, env.dir);
+  // Fewer module instances: the dropped instance's objects go with DeleteBecauseNoModule; dropping the module
+  // call altogether leaves them without configuration (DeleteBecauseNoResourceConfig), as Terraform reports it.
+  writeConfig({ 'main.tf': 'module "m" {\n  count  = 1\n  source = "./m"\n  name   = "n${count.index}"\n}\n' }, env.dir);
   const p = await doPlan(env);
-  assert.deepEqual(actions(p.plan), ['module.m[0].terraform_data.x: Delete DeleteBecauseNoModule', 'module.m[1].terraform_data.x: Delete DeleteBecauseNoModule']);
+  assert.deepEqual(actions(p.plan), ['module.m[0].terraform_data.x: NoOp', 'module.m[1].terraform_data.x: Delete DeleteBecauseNoModule']);
+  writeConfig({ 'main.tf': '' }, env.dir);
+  const p2 = await doPlan(env);
+  assert.deepEqual(actions(p2.plan), ['module.m[0].terraform_data.x: Delete DeleteBecauseNoResourceConfig', 'module.m[1].terraform_data.x: Delete DeleteBecauseNoResourceConfig']);
 });
 
 test('Drift found by refresh is reported, and a refresh-only apply records it without other changes', async () => {

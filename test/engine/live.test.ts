@@ -1,0 +1,110 @@
+// Live comparison with Terraform (skipped with a notice when `terraform` is not installed): Terraform applies a
+// first configuration; then, from the state file Terraform wrote, both Terraform (`plan -out` + `show -json`) and
+// the engine plan a second configuration. The resource changes (address, deposed key, actions, action reason) and
+// output change actions must agree.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readStateFile } from '../../server/states/statefile';
+import { actionJSON, actionReasonJSON } from '../../server/plans/plan';
+import { instanceAddrString } from '../../server/states/state';
+import { doPlan, newEnv } from './harness';
+
+const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
+
+function tf(dir: string, args: string[]): string {
+  const empty = join(dir, '..', 'empty.tfrc');
+  writeFileSync(empty, '');
+  return execFileSync('terraform', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, TF_CLI_CONFIG_FILE: empty, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+interface Case {
+  name: string;
+  v1: string;
+  v2: string;
+  flags?: { replace?: string[]; targets?: string[]; mode?: 'destroy' | 'refresh-only' };
+  taint?: string;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'count shrinks, for_each loses a key, a resource loses its configuration',
+    v1: 'resource "terraform_data" "c" {\n  count = 3\n  input = count.index\n}\nresource "terraform_data" "f" {\n  for_each = toset(["a", "b"])\n  input = each.key\n}\nresource "terraform_data" "gone" {}\noutput "o" {\n  value = terraform_data.c[0].output\n}\n',
+    v2: 'resource "terraform_data" "c" {\n  count = 1\n  input = count.index\n}\nresource "terraform_data" "f" {\n  for_each = toset(["a"])\n  input = each.key\n}\n',
+  },
+  {
+    name: 'repetition changes and a removed module call',
+    v1: 'resource "terraform_data" "w" {\n  for_each = toset(["x"])\n}\nmodule "m" {\n  source = "./m"\n}\n',
+    v2: 'resource "terraform_data" "w" {\n  count = 1\n}\n',
+  },
+  {
+    name: 'a module call with fewer instances',
+    v1: 'module "m" {\n  count  = 2\n  source = "./m"\n}\n',
+    v2: 'module "m" {\n  count  = 1\n  source = "./m"\n}\n',
+  },
+  {
+    name: 'replacements: cannot update, by request, by triggers, tainted, create_before_destroy',
+    v1: 'resource "terraform_data" "a" {\n  triggers_replace = 1\n}\nresource "terraform_data" "b" {\n  input = "b"\n}\nresource "terraform_data" "t" {\n  input = "t"\n}\nresource "terraform_data" "d" {\n  input = "1"\n}\nresource "terraform_data" "e" {\n  lifecycle {\n    replace_triggered_by = [terraform_data.d]\n  }\n}\nresource "terraform_data" "cbd" {\n  triggers_replace = 1\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n',
+    v2: 'resource "terraform_data" "a" {\n  triggers_replace = 2\n}\nresource "terraform_data" "b" {\n  input = "b"\n}\nresource "terraform_data" "t" {\n  input = "t"\n}\nresource "terraform_data" "d" {\n  input = "2"\n}\nresource "terraform_data" "e" {\n  lifecycle {\n    replace_triggered_by = [terraform_data.d]\n  }\n}\nresource "terraform_data" "cbd" {\n  triggers_replace = 2\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n',
+    flags: { replace: ['terraform_data.b'] },
+    taint: 'terraform_data.t',
+  },
+  {
+    name: 'destroy plan over references and outputs',
+    v1: 'resource "terraform_data" "a" {}\nresource "terraform_data" "b" {\n  input = terraform_data.a.id\n}\noutput "b" {\n  value = terraform_data.b.output\n}\n',
+    v2: 'resource "terraform_data" "a" {}\nresource "terraform_data" "b" {\n  input = terraform_data.a.id\n}\noutput "b" {\n  value = terraform_data.b.output\n}\n',
+    flags: { mode: 'destroy' },
+  },
+  {
+    name: 'unknown values flow into an update and a new output',
+    v1: 'resource "terraform_data" "a" {\n  input = "1"\n}\nresource "terraform_data" "b" {\n  input = terraform_data.a.output\n}\n',
+    v2: 'resource "terraform_data" "a" {\n  input = "2"\n}\nresource "terraform_data" "b" {\n  input = terraform_data.a.output\n}\noutput "x" {\n  value = terraform_data.b.output\n}\n',
+  },
+];
+
+for (const c of CASES) {
+  test(`Live: ${c.name} — the engine plans what Terraform plans`, async (t) => {
+    if (!hasTerraform) {
+      t.diagnostic('terraform not installed: skipped');
+      return;
+    }
+    const root = mkdtempSync(join(tmpdir(), 'fs-live-'));
+    const dir = join(root, 'w');
+    const env = newEnv({ 'main.tf': c.v1, 'm/main.tf': 'resource "terraform_data" "in" {}\n' });
+    execFileSync('cp', ['-r', env.dir, dir]);
+    tf(dir, ['init', '-input=false', '-no-color']);
+    tf(dir, ['apply', '-input=false', '-auto-approve', '-no-color']);
+    if (c.taint) tf(dir, ['taint', '-no-color', c.taint]);
+    writeFileSync(join(dir, 'main.tf'), c.v2);
+    writeFileSync(join(env.dir, 'main.tf'), c.v2);
+    const args = ['plan', '-input=false', '-no-color', '-out=p'];
+    for (const r of c.flags?.replace ?? []) args.push(`-replace=${r}`);
+    for (const r of c.flags?.targets ?? []) args.push(`-target=${r}`);
+    if (c.flags?.mode === 'destroy') args.push('-destroy');
+    if (c.flags?.mode === 'refresh-only') args.push('-refresh-only');
+    tf(dir, args);
+    const pj = JSON.parse(tf(dir, ['show', '-json', 'p'])) as {
+      resource_changes?: { address: string; deposed?: string; change: { actions: string[] }; action_reason?: string }[];
+      output_changes?: Record<string, { actions: string[] }>;
+    };
+    const want = (pj.resource_changes ?? []).map((r) => `${r.address}${r.deposed ? ' deposed' : ''} ${r.change.actions.join(',')} ${r.action_reason ?? ''}`.trim());
+    const wantOut = Object.entries(pj.output_changes ?? {}).map(([k, v]) => `${k} ${v.actions.join(',')}`);
+
+    env.state = readStateFile(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')).file!.state;
+    const mine = await doPlan(env, { replace: c.flags?.replace, targets: c.flags?.targets, mode: c.flags?.mode });
+    assert.deepEqual(mine.diagnostics.filter((d) => d.severity === 'error'), []);
+    const got = mine.plan.changes.map((r) => `${instanceAddrString(r.addr)}${r.deposedKey ? ' deposed' : ''} ${actionJSON(r.action).join(',')} ${actionReasonJSON(r.actionReason) ?? ''}`.trim());
+    const gotOut = mine.plan.outputs.map((o) => `${o.name} ${actionJSON(o.action).join(',')}`);
+    assert.deepEqual(got, want);
+    assert.deepEqual(gotOut, wantOut);
+  });
+}
