@@ -1,7 +1,10 @@
 // The table of verbs. Verbs Terraform has that Foresight does not implement yet are absent, so the
 // dispatcher reports them as unknown rather than pretending.
 
+import { runApply, runDestroy } from './apply';
 import { runConsoleInDirectory } from './console-scope';
+import { runPlan } from './plan';
+import { runRefresh } from './refresh';
 import { runFmt } from './fmt';
 import { runForceUnlock } from './forceunlock';
 import { runGet } from './get';
@@ -16,7 +19,11 @@ import { runValidate } from './validate';
 import { TERRAFORM_VERSION, VERSION_TEXT } from './version';
 
 export const commands: Record<string, Command> = {
+  apply: (args, io) => runApply(args, io),
   console: (args, io) => runConsoleInDirectory(args, io),
+  destroy: (args, io) => runDestroy(args, io),
+  plan: (args, io) => runPlan(args, io),
+  refresh: (args, io) => runRefresh(args, io),
   fmt: (args, io) => runFmt(args, io),
   'force-unlock': (args, io) => runForceUnlock(args, io),
   get: (args, io) => runGet(args, io),

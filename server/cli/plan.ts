@@ -1,0 +1,393 @@
+// `foresight plan` and the operation machinery shared with apply, destroy and refresh (Terraform's
+// command/plan.go, apply.go, refresh.go over backend/local's opPlan/opApply/opRefresh).
+//
+// Flow of an operation: parse flags (Go flag rules, -var/-var-file/-target/-replace repeatable) -> load and
+// validate the configuration (errors here print without "Planning failed.") -> lock and read the state of
+// the selected workspace -> plan through the engine with progress hooks -> render (views in
+// server/command/views) -> for apply: approval prompt, apply walk, state persisted, summary and outputs.
+//
+// Contracts: exit status 0 success, 1 error, 2 for `plan -detailed-exitcode` with changes; every byte written
+// matches terraform 1.11.4 for the supported paths. The state is never written by plan; the lock is always
+// released before returning.
+
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { validateDirectory } from '../config/validate';
+import { collectVariableValues, parseVariableValues, splitVarFlags } from '../config/variables';
+import type { Module } from '../config/model';
+import { error, hasErrors, type Diagnostic } from '../diags/diagnostic';
+import { renderDiagnosticsView, type RenderOptions } from '../diags/render';
+import { apply as engineApply, plan as enginePlan } from '../engine';
+import type { Plan, PlanMode } from '../plans/plan';
+import { hasChanges } from '../plans/plan';
+import { startBuiltinProvider } from '../providers/builtin';
+import type { Provider } from '../providers/provider';
+import { State } from '../states/state';
+import type { FilesystemStateManager } from '../backends/local/filesystem';
+import { helpText } from './help/index';
+import type { CliIO } from './io';
+import { localBackend, lockState, makeUi, parseFlags, unlockState, type FlagKind } from './state/meta';
+import { HumanView, JsonView, type OperationView } from '../command/views/operation';
+import { readPlanFile, writePlanFile, isPlanFile } from '../plans/planfile';
+import { setPlanShower } from './show';
+import { showPlanFile } from '../command/views/show';
+
+export type Verb = 'plan' | 'apply' | 'destroy' | 'refresh';
+
+export interface OperationArgs {
+  verb: Verb;
+  color: boolean;
+  json: boolean;
+  input: boolean;
+  autoApprove: boolean;
+  lock: boolean;
+  lockTimeoutMs: number;
+  parallelism: number;
+  refresh: boolean;
+  mode: PlanMode;
+  detailedExitcode: boolean;
+  out?: string;
+  statePath: string;
+  stateOutPath: string;
+  backupPath: string;
+  targets: string[];
+  replace: string[];
+  vars: { flag: '-var' | '-var-file'; value: string }[];
+  planFile?: string;
+}
+
+const FLAGS: Record<Verb, Record<string, FlagKind>> = {
+  plan: {
+    destroy: 'bool', 'refresh-only': 'bool', refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string',
+    'compact-warnings': 'bool', 'detailed-exitcode': 'bool', json: 'bool', out: 'string', state: 'string', 'generate-config-out': 'string',
+  },
+  apply: {
+    destroy: 'bool', 'refresh-only': 'bool', refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string',
+    'compact-warnings': 'bool', json: 'bool', state: 'string', 'state-out': 'string', backup: 'string', 'auto-approve': 'bool',
+  },
+  destroy: {
+    refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string', 'compact-warnings': 'bool', json: 'bool',
+    state: 'string', 'state-out': 'string', backup: 'string', 'auto-approve': 'bool',
+  },
+  refresh: { input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string', 'compact-warnings': 'bool', json: 'bool', state: 'string', 'state-out': 'string', backup: 'string' },
+};
+
+/** Pulls repeatable `-name=v` / `-name v` flags out of the argument list. */
+function takeMulti(args: string[], name: string): { values: string[]; rest: string[] } {
+  const values: string[] = [];
+  const rest: string[] = [];
+  const re = new RegExp(`^--?${name}(?:=(.*))?$`, 's');
+  for (let i = 0; i < args.length; i++) {
+    const m = re.exec(args[i]);
+    if (!m) {
+      rest.push(args[i]);
+      continue;
+    }
+    if (m[1] !== undefined) values.push(m[1]);
+    else if (i + 1 < args.length) values.push(args[++i]);
+    else rest.push(args[i]);
+  }
+  return { values, rest };
+}
+
+export function parseOperationArgs(verb: Verb, raw: string[]): { args?: OperationArgs; diags: Diagnostic[] } {
+  const noColor = raw.filter((a) => a !== '-no-color');
+  const color = noColor.length === raw.length;
+  const v = splitVarFlags(noColor);
+  const t = takeMulti(v.rest, 'target');
+  const r = verb === 'refresh' || verb === 'destroy' ? { values: [], rest: t.rest } : takeMulti(t.rest, 'replace');
+  const f = parseFlags(r.rest, FLAGS[verb]);
+  if (f.error) return { diags: [error('Failed to parse command-line flags', f.error)] };
+  const g = <T>(k: string, d: T): T => (f.values.has(k) ? (f.values.get(k) as unknown as T) : d);
+  let mode: PlanMode = verb === 'destroy' ? 'destroy' : 'normal';
+  if (g('destroy', false)) mode = 'destroy';
+  if (g('refresh-only', false)) mode = 'refresh-only';
+  if (verb === 'refresh') mode = 'refresh-only';
+  const diags: Diagnostic[] = [];
+  if (g('destroy', false) && g('refresh-only', false)) diags.push(error('Incompatible plan mode options', 'The -destroy and -refresh-only options are mutually-exclusive.'));
+  const par = Number(g('parallelism', '10'));
+  const args: OperationArgs = {
+    verb,
+    color: color && !g('json', false),
+    json: g('json', false),
+    input: g('input', true),
+    autoApprove: g('auto-approve', false),
+    lock: g('lock', true),
+    lockTimeoutMs: g('lock-timeout', 0),
+    parallelism: Number.isFinite(par) && par > 0 ? par : 10,
+    refresh: g('refresh', true),
+    mode,
+    detailedExitcode: g('detailed-exitcode', false),
+    out: f.values.has('out') ? String(f.values.get('out')) : undefined,
+    statePath: g('state', ''),
+    stateOutPath: g('state-out', ''),
+    backupPath: g('backup', ''),
+    targets: t.values,
+    replace: r.values,
+    vars: v.vars,
+  };
+  if (verb === 'apply' && f.args.length > 0) {
+    if (f.args.length > 1) diags.push(error('Too many command line arguments', 'Expected at most one positional argument.'));
+    args.planFile = f.args[0];
+  } else if (f.args.length > 0) {
+    diags.push(error('Too many command line arguments', 'To specify a working directory for the plan, use the global -chdir flag.'));
+  }
+  return { args, diags };
+}
+
+/** The providers this build has: the built-in ones, started fresh per request. */
+export function providerFactory(): (fqn: string) => Provider | undefined {
+  const cache = new Map<string, Provider | undefined>();
+  return (fqn) => {
+    if (!cache.has(fqn)) cache.set(fqn, startBuiltinProvider(fqn));
+    return cache.get(fqn);
+  };
+}
+
+export interface LoadedConfig {
+  module: Module;
+  render: RenderOptions;
+  diags: Diagnostic[];
+}
+
+export async function loadConfig(io: CliIO, color: boolean): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
+  const res = await validateDirectory(io.cwd);
+  const render: RenderOptions = { color, sources: res.sources, contextOf: (r) => res.contextOf(r) };
+  if (hasErrors(res.diagnostics) || !res.module) return { diags: res.diagnostics, render };
+  return { module: res.module, render, diags: res.diagnostics };
+}
+
+function printUsageError(verb: Verb, diags: Diagnostic[], color: boolean, io: CliIO): number {
+  io.stderr(renderDiagnosticsView(diags, { color }));
+  io.stderr(`\nFor more help on using this command, run:\n  terraform ${verb} -help\n`);
+  return 1;
+}
+
+/** Reads the approval answer (one line of stdin); undefined at EOF. */
+async function readAnswer(io: CliIO): Promise<string | undefined> {
+  const all = await io.stdin();
+  if (all === '') return undefined;
+  const nl = all.indexOf('\n');
+  if (nl < 0) return undefined;
+  return all.slice(0, nl).replace(/\r$/, '');
+}
+
+export async function runOperation(verb: Verb, raw: string[], io: CliIO): Promise<number> {
+  if (raw.some((a) => a === '-help' || a === '-h' || a === '--help')) {
+    io.stdout(helpText(verb));
+    return 0;
+  }
+  const p = parseOperationArgs(verb, raw);
+  const color = raw.every((a) => a !== '-no-color');
+  if (!p.args || hasErrors(p.diags)) return printUsageError(verb, p.diags, color && !raw.includes('-json'), io);
+  const a = p.args;
+  const view: OperationView = a.json ? new JsonView(io, verb) : new HumanView(io, a.color, verb);
+  view.start();
+
+  // A saved plan (apply PLANFILE).
+  if (a.planFile !== undefined) return applySavedPlan(a, view, io);
+
+  const cfg = await loadConfig(io, a.color);
+  if (!('module' in cfg)) {
+    view.diagnostics(cfg.diags, cfg.render);
+    return 1;
+  }
+  const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined });
+  if (a.stateOutPath) (b as unknown as { opts: { stateOutPath: string } }).opts.stateOutPath = a.stateOutPath;
+  const ws = b.currentWorkspace();
+  const mgr = await b.stateMgr(ws);
+  const ui = makeUi(io, a.color);
+  const opName = verb === 'plan' ? 'OperationTypePlan' : verb === 'refresh' ? 'OperationTypeRefresh' : 'OperationTypeApply';
+  let lockId: string | undefined;
+  if (a.lock) {
+    lockId = await lockState(mgr, opName, a.lockTimeoutMs, io, ui);
+    if (lockId === undefined) return 1;
+  }
+  try {
+    return await operate(a, cfg, mgr, ws, view, io);
+  } finally {
+    if (lockId !== undefined) await unlockState(mgr, lockId, ui);
+  }
+}
+
+async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemStateManager, ws: string, view: OperationView, io: CliIO): Promise<number> {
+  const rd = await mgr.refresh();
+  if (hasErrors(rd)) {
+    view.diagnostics(rd, cfg.render);
+    return 1;
+  }
+  const state = mgr.read() ?? new State();
+  const collected = await collectVariableValues(io.cwd, a.vars, io.env);
+  const varDiags = [...collected.diagnostics];
+  const render: RenderOptions = { ...cfg.render, sources: new Map([...(cfg.render.sources ?? []), ...collected.sources]) };
+  const parsed = parseVariableValues(collected.raw, cfg.module);
+  varDiags.push(...parsed.diagnostics);
+
+  if (a.verb === 'refresh' && state.empty()) {
+    // Terraform warns and stops when there is nothing to refresh.
+  }
+
+  const providers = providerFactory();
+  const warnings = cfg.diags.filter((d) => d.severity !== 'error');
+  let planResult: { plan: Plan; diagnostics: Diagnostic[] } | undefined;
+  if (!hasErrors(varDiags)) {
+    planResult = await enginePlan({
+      config: cfg.module,
+      state,
+      providers,
+      inputs: parsed.values,
+      mode: a.mode,
+      refresh: a.refresh,
+      targets: a.targets,
+      forceReplace: a.replace,
+      parallelism: a.parallelism,
+      cwd: io.cwd,
+      workspace: ws,
+      hooks: view.hooks(),
+    });
+  }
+  const diags = [...warnings, ...varDiags, ...(planResult?.diagnostics ?? [])];
+  if (!planResult || hasErrors(diags)) {
+    view.planFailed(planResult?.plan, a.mode);
+    view.diagnostics(diags, render);
+    return 1;
+  }
+  const plan = planResult.plan;
+
+  if (a.verb === 'refresh') {
+    if (state.empty() && !state.hasManagedResourceInstanceObjects()) {
+      view.diagnostics([...diags, { severity: 'warning', summary: 'Empty or non-existent state', detail: 'There are currently no remote objects tracked in the state, so there is nothing to refresh.' } as Diagnostic], render);
+      return 0;
+    }
+    mgr.write(plan.priorState);
+    const pd = await mgr.persist();
+    if (hasErrors(pd)) {
+      view.diagnostics(pd, render);
+      return 1;
+    }
+    view.diagnostics(diags, render);
+    view.outputs(plan.priorState);
+    return 0;
+  }
+
+  view.plan(plan, a.mode);
+  if (a.verb === 'plan') {
+    view.diagnostics(diags, render);
+    if (a.out !== undefined) {
+      const err = writePlanFile(isAbsolute(a.out) ? a.out : join(io.cwd, a.out), plan, { config: cfg.module, cwd: io.cwd, stateMeta: mgr.meta(), prevMeta: mgr.meta() });
+      if (err) {
+        view.diagnostics([error('Failed to write plan file', err)], render);
+        return 1;
+      }
+      view.savedPlan(a.out);
+    } else view.planNextStep();
+    if (a.detailedExitcode && hasChanges(plan)) return 2;
+    return 0;
+  }
+
+  // apply / destroy
+  const trivial = !hasChanges(plan);
+  if (!a.autoApprove && !trivial) {
+    view.prompt(a.mode, ws);
+    const ans = await readAnswer(io);
+    if (ans === undefined) {
+      view.diagnostics([...diags, error('error asking for approval: EOF')], render);
+      return 1;
+    }
+    view.answered();
+    if (ans !== 'yes') {
+      view.diagnostics(diags, render);
+      view.cancelled(a.mode);
+      return 1;
+    }
+  }
+  return doApply(plan, cfg.module, mgr, ws, view, io, a, diags, render);
+}
+
+async function doApply(
+  plan: Plan,
+  config: Module,
+  mgr: FilesystemStateManager,
+  ws: string,
+  view: OperationView,
+  io: CliIO,
+  a: OperationArgs,
+  planDiags: Diagnostic[],
+  render: RenderOptions,
+): Promise<number> {
+  const listener = mgr.journalListener(plan.priorState);
+  const res = await engineApply(plan, { config, providers: providerFactory(), cwd: io.cwd, workspace: ws, parallelism: a.parallelism, hooks: view.hooks(), listener });
+  mgr.write(res.state);
+  const pd = await mgr.persist();
+  const diags = [...planDiags, ...res.diagnostics, ...pd];
+  if (hasErrors(diags)) {
+    view.diagnostics(diags, render);
+    return 1;
+  }
+  view.diagnostics(diags, render);
+  view.applySummary(a.mode, a.stateOutPath);
+  if (a.mode !== 'destroy') view.outputs(res.state);
+  return 0;
+}
+
+async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO): Promise<number> {
+  const path = a.planFile!;
+  const abs = isAbsolute(path) ? path : join(io.cwd, path);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(abs);
+  } catch {
+    view.diagnostics([error('Failed to load "' + path + '" as a plan file', `Error: stat ${path}: no such file or directory`)], { color: a.color });
+    return 1;
+  }
+  if (!isPlanFile(bytes)) {
+    view.diagnostics([error('Failed to load "' + path + '" as a plan file', `Error: zip: not a valid zip file`)], { color: a.color });
+    return 1;
+  }
+  const pf = await readPlanFile(bytes, io.cwd, providerFactory());
+  if ('error' in pf) {
+    view.diagnostics([error('Failed to read plan from plan file', pf.error)], { color: a.color });
+    return 1;
+  }
+  const cfg = await loadConfig(io, a.color);
+  const render = cfg.render;
+  const module = pf.config;
+  const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined });
+  const ws = b.currentWorkspace();
+  const mgr = await b.stateMgr(ws);
+  const ui = makeUi(io, a.color);
+  let lockId: string | undefined;
+  if (a.lock) {
+    lockId = await lockState(mgr, 'OperationTypeApply', a.lockTimeoutMs, io, ui);
+    if (lockId === undefined) return 1;
+  }
+  try {
+    const rd = await mgr.refresh();
+    if (hasErrors(rd)) {
+      view.diagnostics(rd, render);
+      return 1;
+    }
+    const meta = mgr.meta();
+    if (pf.stateMeta.lineage !== '' && meta.lineage !== '' && pf.stateMeta.lineage !== meta.lineage) {
+      view.diagnostics([error('Saved plan does not match the given state', 'The given plan file can not be applied because it was created from a different state lineage.')], render);
+      return 1;
+    }
+    if (pf.stateMeta.serial !== meta.serial || (pf.stateMeta.lineage === '' && meta.lineage !== '' && mgr.read() && !mgr.read()!.empty())) {
+      view.diagnostics([error('Saved plan is stale', 'The given plan file can no longer be applied because the state was changed by another operation after the plan was created.')], render);
+      return 1;
+    }
+    return await doApply(pf.plan, module, mgr, ws, view, io, { ...a, mode: pf.plan.uiMode }, [], render);
+  } finally {
+    if (lockId !== undefined) await unlockState(mgr, lockId, ui);
+  }
+}
+
+export async function runPlan(args: string[], io: CliIO): Promise<number> {
+  return runOperation('plan', args, io);
+}
+
+setPlanShower(async (path, bytes, opts, io) => {
+  if (!isPlanFile(bytes)) return undefined;
+  return showPlanFile(path, bytes, opts, io);
+});
+
