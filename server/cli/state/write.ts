@@ -471,7 +471,10 @@ export async function runStatePush(rawArgs: string[], io: CliIO): Promise<number
     // Terraform's Filesystem.WriteStateForMigration forces the pushed lineage and serial; the following
     // WriteState then bumps the serial when the state differs from the one read. FilesystemStateManager has no
     // API for forcing the metadata, so the snapshot it holds is replaced with the pushed file directly.
-    (mgr as unknown as { file: StateFile }).file = { terraformVersion: src.terraformVersion, serial: src.serial, lineage: src.lineage, state: src.state.deepCopy() };
+    // When there was no destination state, Terraform's second write compares with the snapshot it just wrote and
+    // keeps the pushed serial; our persist() increments whenever nothing was read, so start one lower.
+    const serial = existing ? src.serial : src.serial - 1;
+    (mgr as unknown as { file: StateFile }).file = { terraformVersion: src.terraformVersion, serial, lineage: src.lineage, state: src.state.deepCopy() };
     const d = await mgr.persist();
     if (hasErrors(d)) {
       ui.error(`Failed to persist state: ${diagsErrorText(d)}`);
