@@ -797,7 +797,7 @@ class Planner {
               deposedKey: dk || undefined,
               providerAddr: rs.provider,
               action: 'Forget',
-              actionReason: 'None',
+              actionReason: 'DeleteBecauseNoResourceConfig',
               before: v,
               after: v,
               requiredReplace: [],

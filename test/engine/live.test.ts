@@ -37,6 +37,17 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'moved blocks, implied count moves, removed blocks, import blocks, ignore_changes, deleted outputs',
+    v1: 'resource "terraform_data" "old" {\n  input = "p"\n}\nresource "terraform_data" "single" {}\nresource "terraform_data" "forget" {}\nresource "terraform_data" "ig" {\n  input = "a"\n  lifecycle {\n    ignore_changes = [input]\n  }\n}\noutput "gone" {\n  value = 1\n}\n',
+    v2: 'resource "terraform_data" "new" {\n  input = "p"\n}\nmoved {\n  from = terraform_data.old\n  to   = terraform_data.new\n}\nresource "terraform_data" "single" {\n  count = 1\n}\nremoved {\n  from = terraform_data.forget\n  lifecycle {\n    destroy = false\n  }\n}\nimport {\n  to = terraform_data.imp\n  id = "abc"\n}\nresource "terraform_data" "imp" {}\nresource "terraform_data" "ig" {\n  input = "b"\n  lifecycle {\n    ignore_changes = [input]\n  }\n}\n',
+  },
+  {
+    name: 'targeting a counted instance',
+    v1: 'resource "terraform_data" "base" {}\n',
+    v2: 'resource "terraform_data" "base" {}\nresource "terraform_data" "app" {\n  count = 2\n  input = terraform_data.base.id\n}\nresource "terraform_data" "other" {}\n',
+    flags: { targets: ['terraform_data.app[1]'] },
+  },
+  {
     name: 'count shrinks, for_each loses a key, a resource loses its configuration',
     v1: 'resource "terraform_data" "c" {\n  count = 3\n  input = count.index\n}\nresource "terraform_data" "f" {\n  for_each = toset(["a", "b"])\n  input = each.key\n}\nresource "terraform_data" "gone" {}\noutput "o" {\n  value = terraform_data.c[0].output\n}\n',
     v2: 'resource "terraform_data" "c" {\n  count = 1\n  input = count.index\n}\nresource "terraform_data" "f" {\n  for_each = toset(["a"])\n  input = each.key\n}\n',
@@ -93,16 +104,21 @@ for (const c of CASES) {
     if (c.flags?.mode === 'refresh-only') args.push('-refresh-only');
     tf(dir, args);
     const pj = JSON.parse(tf(dir, ['show', '-json', 'p'])) as {
-      resource_changes?: { address: string; deposed?: string; change: { actions: string[] }; action_reason?: string }[];
+      resource_changes?: { address: string; previous_address?: string; deposed?: string; change: { actions: string[]; importing?: { id: string } }; action_reason?: string }[];
       output_changes?: Record<string, { actions: string[] }>;
     };
-    const want = (pj.resource_changes ?? []).map((r) => `${r.address}${r.deposed ? ' deposed' : ''} ${r.change.actions.join(',')} ${r.action_reason ?? ''}`.trim());
+    const want = (pj.resource_changes ?? []).map((r) =>
+      `${r.address}${r.deposed ? ' deposed' : ''}${r.previous_address ? ' from ' + r.previous_address : ''}${r.change.importing ? ' import ' + r.change.importing.id : ''} ${r.change.actions.join(',')} ${r.action_reason ?? ''}`.trim(),
+    );
     const wantOut = Object.entries(pj.output_changes ?? {}).map(([k, v]) => `${k} ${v.actions.join(',')}`);
 
     env.state = readStateFile(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')).file!.state;
     const mine = await doPlan(env, { replace: c.flags?.replace, targets: c.flags?.targets, mode: c.flags?.mode });
     assert.deepEqual(mine.diagnostics.filter((d) => d.severity === 'error'), []);
-    const got = mine.plan.changes.map((r) => `${instanceAddrString(r.addr)}${r.deposedKey ? ' deposed' : ''} ${actionJSON(r.action).join(',')} ${actionReasonJSON(r.actionReason) ?? ''}`.trim());
+    const got = mine.plan.changes.map((r) => {
+      const prev = instanceAddrString(r.prevRunAddr) !== instanceAddrString(r.addr) ? ' from ' + instanceAddrString(r.prevRunAddr) : '';
+      return `${instanceAddrString(r.addr)}${r.deposedKey ? ' deposed' : ''}${prev}${r.importing ? ' import ' + r.importing.id : ''} ${actionJSON(r.action).join(',')} ${actionReasonJSON(r.actionReason) ?? ''}`.trim();
+    });
     const gotOut = mine.plan.outputs.map((o) => `${o.name} ${actionJSON(o.action).join(',')}`);
     assert.deepEqual(got, want);
     assert.deepEqual(gotOut, wantOut);
