@@ -5,11 +5,11 @@
 
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { builtinSchemas, marshalModules, marshalOutputs, marshalState } from '../command/jsonstate';
+import { marshalModules, marshalOutputs, marshalState, stateSchemas } from '../command/jsonstate';
 import { renderHumanState } from '../command/format/state';
 import { error, hasErrors, type Diagnostic } from '../diags/diagnostic';
 import { renderDiagnosticsView } from '../diags/render';
-import type { State } from '../states/state';
+import { State } from '../states/state';
 import { readStateFile } from '../states/statefile';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
@@ -29,16 +29,17 @@ interface Snapshot {
   state: State;
 }
 
-function display(snap: Snapshot | null, json: boolean, color: boolean, io: CliIO): number {
+async function display(snap: Snapshot | null, json: boolean, color: boolean, io: CliIO): Promise<number> {
+  const schemas = await stateSchemas(snap?.state ?? new State());
   if (json) {
-    io.stdout(marshalState(snap, builtinSchemas) + '\n');
+    io.stdout(marshalState(snap, schemas) + '\n');
     return 0;
   }
   if (!snap) {
     io.stdout('No state.\n');
     return 0;
   }
-  io.stdout(renderHumanState(marshalModules(snap.state, builtinSchemas), marshalOutputs(snap.state), color));
+  io.stdout(renderHumanState(marshalModules(snap.state, schemas), marshalOutputs(snap.state), color));
   return 0;
 }
 

@@ -21,6 +21,7 @@ import { Value } from '../lang/value';
 import { typeFromJSON, typeToJSON } from '../providers/wire';
 import type { Attribute, Block, NestedBlock, Schema } from '../providers/schema';
 import { impliedType } from '../providers/schema';
+import { startBuiltinProvider } from '../providers/builtin/index';
 import {
   compareInstanceKeys,
   instanceKeySuffix,
@@ -281,6 +282,31 @@ export const BUILTIN_SCHEMAS: Readonly<Record<string, Schema>> = {
 
 export const builtinSchemas: SchemaSource = (provider, mode, type) =>
   provider === 'terraform.io/builtin/terraform' ? BUILTIN_SCHEMAS[`${mode}:${type}`] : undefined;
+
+/**
+ * The schemas of the providers a state uses, from Foresight's built-in providers (GetProviderSchema), falling back
+ * to BUILTIN_SCHEMAS; providers Foresight cannot start have no schema (their objects are decoded by inference).
+ */
+export async function stateSchemas(state: State): Promise<SchemaSource> {
+  const got = new Map<string, { resourceTypes: Record<string, Schema>; dataSources: Record<string, Schema> }>();
+  const fqns = new Set<string>();
+  for (const [, r] of state.allResources()) fqns.add(providerFQN(r.provider));
+  for (const fqn of fqns) {
+    try {
+      const p = startBuiltinProvider(fqn);
+      if (!p) continue;
+      const resp = await p.getProviderSchema();
+      if (!resp.diagnostics?.some((d) => d.severity === 'error')) got.set(fqn, { resourceTypes: resp.resourceTypes, dataSources: resp.dataSources });
+    } catch {
+      // keep the fallback
+    }
+  }
+  return (provider, mode, type) => {
+    const g = got.get(provider);
+    const s = g ? (mode === 'data' ? g.dataSources[type] : g.resourceTypes[type]) : undefined;
+    return s ?? builtinSchemas(provider, mode, type);
+  };
+}
 
 /** The provider FQN of a resource's provider configuration address (`provider["X"].alias` -> X). */
 export function providerFQN(config: string): string {

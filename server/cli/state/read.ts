@@ -2,7 +2,7 @@
 // state_show.go, state_pull.go), byte for byte: their flags, messages, exit statuses and output.
 // Siblings: meta.ts (Ui, flags, backend), addr.ts/lookup.ts (addresses), write.ts (mutating subcommands).
 
-import { builtinSchemas, decodeObject, providerFQN, type JModule, type JResource } from '../../command/jsonstate';
+import { decodeObject, providerFQN, stateSchemas, type JModule, type JResource } from '../../command/jsonstate';
 import { renderHumanState } from '../../command/format/state';
 import { hasErrors } from '../../diags/diagnostic';
 import { readFileSync } from 'node:fs';
@@ -138,7 +138,7 @@ export async function runStateShow(rawArgs: string[], io: CliIO): Promise<number
     return 1;
   }
   const provider = providerFQN(rs.provider);
-  const schema = builtinSchemas(provider, rs.mode, rs.type);
+  const schema = (await stateSchemas(state))(provider, rs.mode, rs.type);
   const res: JResource = {
     address: instanceAddrString(addr),
     mode: rs.mode,
