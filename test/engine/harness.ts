@@ -95,7 +95,7 @@ export interface Env {
 
 export function newEnv(files: Record<string, string>): Env {
   const dir = writeConfig(files);
-  const rec = new RecordingProvider(startBuiltinProvider(TF)!);
+  const rec = new RecordingProvider(startBuiltinProvider(TF, { workingDir: dir })!);
   const events: string[] = [];
   const hooks: Hooks = {
     preApply: (a, dk, action) => events.push(`pre ${action} ${fmt(a)}${dk ? ' deposed' : ''}`),

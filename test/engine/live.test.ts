@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'module for_each over a map, locals with for expressions, sensitive values, remote state data source',
+    v1: 'locals {\n  envs = { a = 1, b = 2 }\n}\nmodule "m" {\n  for_each = local.envs\n  source   = "./m"\n}\n',
+    v2: 'variable "pw" {\n  default   = "s3cret"\n  sensitive = true\n}\nlocals {\n  envs  = { a = 1, c = 3 }\n  names = [for k, v in local.envs : "${k}-${v}"]\n}\nmodule "m" {\n  for_each = local.envs\n  source   = "./m"\n}\nresource "terraform_data" "n" {\n  for_each = toset(local.names)\n  input    = { name = each.value, pw = var.pw }\n}\ndata "terraform_remote_state" "self" {\n  backend = "local"\n  config = {\n    path = "${path.module}/terraform.tfstate"\n  }\n}\nresource "terraform_data" "rs" {\n  input = data.terraform_remote_state.self.outputs\n}\noutput "names" {\n  value = local.names\n}\noutput "secret" {\n  value     = var.pw\n  sensitive = true\n}\n',
+  },
+  {
     name: 'moved blocks, implied count moves, removed blocks, import blocks, ignore_changes, deleted outputs',
     v1: 'resource "terraform_data" "old" {\n  input = "p"\n}\nresource "terraform_data" "single" {}\nresource "terraform_data" "forget" {}\nresource "terraform_data" "ig" {\n  input = "a"\n  lifecycle {\n    ignore_changes = [input]\n  }\n}\noutput "gone" {\n  value = 1\n}\n',
     v2: 'resource "terraform_data" "new" {\n  input = "p"\n}\nmoved {\n  from = terraform_data.old\n  to   = terraform_data.new\n}\nresource "terraform_data" "single" {\n  count = 1\n}\nremoved {\n  from = terraform_data.forget\n  lifecycle {\n    destroy = false\n  }\n}\nimport {\n  to = terraform_data.imp\n  id = "abc"\n}\nresource "terraform_data" "imp" {}\nresource "terraform_data" "ig" {\n  input = "b"\n  lifecycle {\n    ignore_changes = [input]\n  }\n}\n',
@@ -112,7 +117,9 @@ for (const c of CASES) {
     );
     const wantOut = Object.entries(pj.output_changes ?? {}).map(([k, v]) => `${k} ${v.actions.join(',')}`);
 
-    env.state = readStateFile(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')).file!.state;
+    const stateText = readFileSync(join(dir, 'terraform.tfstate'), 'utf8');
+    writeFileSync(join(env.dir, 'terraform.tfstate'), stateText);
+    env.state = readStateFile(stateText).file!.state;
     const mine = await doPlan(env, { replace: c.flags?.replace, targets: c.flags?.targets, mode: c.flags?.mode });
     assert.deepEqual(mine.diagnostics.filter((d) => d.severity === 'error'), []);
     const got = mine.plan.changes.map((r) => {
