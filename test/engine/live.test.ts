@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { readStateFile } from '../../server/states/statefile';
 import { actionJSON, actionReasonJSON } from '../../server/plans/plan';
 import { instanceAddrString } from '../../server/states/state';
-import { doPlan, newEnv } from './harness';
+import { doApply, doPlan, newEnv, stateJSON } from './harness';
 
 const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
 
@@ -129,5 +129,17 @@ for (const c of CASES) {
     const gotOut = mine.plan.outputs.map((o) => `${o.name} ${actionJSON(o.action).join(',')}`);
     assert.deepEqual(got, want);
     assert.deepEqual(gotOut, wantOut);
+
+    // Both apply the plan; the resulting states agree (ids masked).
+    tf(dir, ['apply', '-input=false', '-no-color', 'p']);
+    const a = await doApply(env, mine.plan);
+    assert.deepEqual(a.diagnostics.filter((d) => d.severity === 'error'), []);
+    const norm = (j: unknown) => {
+      const o = JSON.parse(JSON.stringify(j)) as Record<string, unknown>;
+      delete o.serial;
+      delete o.lineage;
+      return JSON.stringify(o, null, 1).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<UUID>').replace(/"deposed": "[0-9a-f]{8}"/g, '"deposed": "<K>"');
+    };
+    assert.equal(norm(stateJSON(a.state)), norm(JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8'))));
   });
 }
