@@ -143,3 +143,66 @@ for (const c of CASES) {
     assert.equal(norm(stateJSON(a.state)), norm(JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8'))));
   });
 }
+
+interface ErrCase {
+  name: string;
+  v1: string;
+  v2: string;
+}
+
+const ERR_CASES: ErrCase[] = [
+  {
+    name: 'a failing precondition and output precondition',
+    v1: 'resource "terraform_data" "a" {}\n',
+    v2: 'variable "p" {\n  default = 80\n}\nresource "terraform_data" "a" {\n  input = var.p\n  lifecycle {\n    precondition {\n      condition     = var.p > 1024\n      error_message = "too low"\n    }\n  }\n}\noutput "o" {\n  value = 1\n  precondition {\n    condition     = var.p != 80\n    error_message = "reserved"\n  }\n}\n',
+  },
+  {
+    name: 'for_each keys unknown until apply',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'resource "terraform_data" "a" {}\nresource "terraform_data" "b" {\n  for_each = toset([terraform_data.a.id, "x"])\n}\n',
+  },
+  {
+    name: 'count unknown until apply',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'resource "terraform_data" "a" {\n  input = 2\n}\nresource "terraform_data" "b" {\n  count = terraform_data.a.output\n}\n',
+  },
+  {
+    name: 'a root output exposing a sensitive value',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'variable "s" {\n  default   = "x"\n  sensitive = true\n}\noutput "o" {\n  value = var.s\n}\n',
+  },
+  {
+    name: 'prevent_destroy on an instance that falls out of count',
+    v1: 'resource "terraform_data" "keep" {\n  count = 2\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n',
+    v2: 'resource "terraform_data" "keep" {\n  count = 1\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n',
+  },
+];
+
+for (const c of ERR_CASES) {
+  test(`Live errors: ${c.name} — the engine reports the errors Terraform reports`, async (t) => {
+    if (!hasTerraform) {
+      t.diagnostic('terraform not installed: skipped');
+      return;
+    }
+    const root = mkdtempSync(join(tmpdir(), 'fs-live-'));
+    const dir = join(root, 'w');
+    const env = newEnv({ 'main.tf': c.v1 });
+    execFileSync('cp', ['-r', env.dir, dir]);
+    tf(dir, ['init', '-input=false', '-no-color']);
+    tf(dir, ['apply', '-input=false', '-auto-approve', '-no-color']);
+    writeFileSync(join(dir, 'main.tf'), c.v2);
+    writeFileSync(join(env.dir, 'main.tf'), c.v2);
+    const empty = join(root, 'empty.tfrc');
+    const r = spawnSync('terraform', ['plan', '-input=false', '-no-color'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, TF_CLI_CONFIG_FILE: empty, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' },
+    });
+    const want = [...r.stderr.matchAll(/^Error: (.*)$/gm)].map((m) => m[1]).sort();
+    env.state = readStateFile(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')).file!.state;
+    const mine = await doPlan(env);
+    const got = mine.diagnostics.filter((d) => d.severity === 'error').map((d) => d.summary).sort();
+    assert.deepEqual(got, want);
+    assert.ok(want.length > 0);
+  });
+}
