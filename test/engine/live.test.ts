@@ -193,15 +193,24 @@ for (const c of ERR_CASES) {
     writeFileSync(join(dir, 'main.tf'), c.v2);
     writeFileSync(join(env.dir, 'main.tf'), c.v2);
     const empty = join(root, 'empty.tfrc');
-    const r = spawnSync('terraform', ['plan', '-input=false', '-no-color'], {
+    const r = spawnSync('terraform', ['plan', '-input=false', '-no-color', '-json'], {
       cwd: dir,
       encoding: 'utf8',
       env: { ...process.env, TF_CLI_CONFIG_FILE: empty, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' },
     });
-    const want = [...r.stderr.matchAll(/^Error: (.*)$/gm)].map((m) => m[1]).sort();
+    const want = r.stdout
+      .split('\n')
+      .filter((l) => l.includes('"type":"diagnostic"'))
+      .map((l) => (JSON.parse(l) as { diagnostic: { severity: string; summary: string; detail: string; range?: { start: { line: number } } } }).diagnostic)
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${d.summary} | ${d.detail} | line ${d.range?.start.line ?? '-'}`)
+      .sort();
     env.state = readStateFile(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')).file!.state;
     const mine = await doPlan(env);
-    const got = mine.diagnostics.filter((d) => d.severity === 'error').map((d) => d.summary).sort();
+    const got = mine.diagnostics
+      .filter((d) => d.severity === 'error')
+      .map((d) => `${d.summary} | ${d.detail ?? ''} | line ${d.subject?.start.line ?? '-'}`)
+      .sort();
     assert.deepEqual(got, want);
     assert.ok(want.length > 0);
   });
