@@ -16,6 +16,7 @@ import { NULL_PROVIDER_ADDRESS, nullProvider } from './null';
 import { RANDOM_PROVIDER_ADDRESS, randomProvider } from './random';
 import { TERRAFORM_PROVIDER_ADDRESS, terraformProvider } from './terraform';
 import { TIME_PROVIDER_ADDRESS, timeProvider } from './time';
+import { TLS_PROVIDER_ADDRESS, tlsProvider } from './tls';
 
 export interface BuiltinProvider {
   /** Fully-qualified source address, e.g. registry.terraform.io/hashicorp/random. */
@@ -39,6 +40,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = [
   { address: RANDOM_PROVIDER_ADDRESS, name: 'random', version: '3.7.2', factory: () => randomProvider() },
   { address: LOCAL_PROVIDER_ADDRESS, name: 'local', version: '2.5.3', factory: (o) => localProvider(o) },
   { address: TIME_PROVIDER_ADDRESS, name: 'time', version: '0.12.1', factory: () => timeProvider() },
+  { address: TLS_PROVIDER_ADDRESS, name: 'tls', version: '4.0.6', factory: () => tlsProvider() },
 ];
 
 /** The built-in provider with this fully-qualified source address, if any. */
