@@ -7,6 +7,9 @@
 //   applier.ts  the apply walk (destroy ordering, second plan and compatibility, ApplyResourceChange, SyncState).
 //   decode.ts   configuration bodies decoded with provider schemas (hcldec), dynamic blocks.
 //   ctyjson.ts  cty's JSON for state attributes and outputs.
+//   importer.ts `terraform import ADDR ID` (ImportResourceState + ReadResource into the state).
+//   refactor.ts moved blocks and implied count moves.
+//   conditions.ts custom conditions, check blocks and check results.
 //   targets.ts  -target / -replace address parsing and matching.
 //   hooks.ts    progress hooks (Creating..., Refreshing state...).
 // Consumers: the CLI verbs (plan, apply, destroy, refresh, import) and the language server's preview. The engine
@@ -19,6 +22,8 @@ import { runPlan, type PlanOptions, type PlanResult } from './planner';
 export type { ApplyOptions, ApplyResult } from './applier';
 export type { PlanOptions, PlanResult } from './planner';
 export type { Hooks } from './hooks';
+export type { ImportHooks, ImportOptions } from './importer';
+export { runImport as importResource } from './importer';
 export type { ProviderFactory } from './context';
 export { BUILTIN_TERRAFORM, providerFqn, normalizeSource } from './context';
 

@@ -140,3 +140,33 @@ test('A resource using an aliased provider configuration records it in the state
   const p = await doPlan(env);
   assert.deepEqual(actions(p.plan), ['random_id.x: NoOp', 'random_id.y: NoOp']);
 });
+
+test('terraform import: the object is imported and refreshed into the state; importing again is refused', async () => {
+  const { importResource } = await import('../../server/engine');
+  const { load } = await import('./harness');
+  const env = newEnv({ 'main.tf': 'resource "terraform_data" "by_cli" {}\n' });
+  const config = await load(env.dir);
+  const events: string[] = [];
+  const opts = {
+    config,
+    state: env.state,
+    providers: () => env.rec.provider(),
+    addr: 'terraform_data.by_cli',
+    id: 'cli-456',
+    cwd: env.dir,
+    hooks: {
+      preImportState: (_a: unknown, id: string) => events.push(`importing ${id}`),
+      postImportState: (_a: unknown, objs: readonly { typeName: string }[]) => events.push(`prepared ${objs.map((o) => o.typeName).join(',')}`),
+      preRefresh: () => events.push('refresh'),
+    },
+  };
+  const r = await importResource(opts);
+  assert.deepEqual(r.diagnostics, []);
+  assert.deepEqual(events, ['importing cli-456', 'prepared terraform_data', 'refresh']);
+  const sj = stateJSON(r.state) as { resources: { instances: { attributes: { id: string } }[] }[] };
+  assert.equal(sj.resources[0].instances[0].attributes.id, 'cli-456');
+  const again = await importResource({ ...opts, state: r.state, id: 'again' });
+  assert.deepEqual(again.diagnostics.map((d) => d.summary), ['Resource already managed by Terraform']);
+  const missing = await importResource({ ...opts, addr: 'terraform_data.undeclared' });
+  assert.deepEqual(missing.diagnostics.map((d) => d.summary), ['Configuration for import target does not exist']);
+});
