@@ -25,7 +25,7 @@
 //      paragraph; then a blank line and "Terraform has been successfully initialized!".
 // Exit status 0 on success, 1 on any error.
 
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors, warning } from '../diags/diagnostic';
@@ -41,7 +41,8 @@ import { stateProviders } from '../providers/resolve';
 import { checkRequiredProviderSources, foresightProviders, providerVersionsFromWarnings, selectProviders, treeRequirements } from '../providers/resolve';
 import { compareProviders, isBuiltIn, parseFullyQualified, providerForDisplay, providerString } from '../addrs/provider';
 import { providerConstraintsString } from '../versions/provider';
-import { jsonDiagnostic } from './validate';
+import { goJson, jsonDiagnostic } from './validate';
+import { goQuote } from '../states/statefile';
 import { TERRAFORM_VERSION } from './version';
 
 export interface InitIO {
@@ -230,6 +231,8 @@ export function sortDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
 }
 
 interface InitArgs {
+  reconfigure: boolean;
+  uiColor: boolean;
   json: boolean;
   color: boolean;
   upgrade: boolean;
@@ -251,7 +254,7 @@ function parseBool(v: string): boolean | undefined {
 
 /** Go flag-package parsing of init's options (either one or two leading dashes, `-x=v` or `-x v`). */
 function parseArgs(args: string[]): InitArgs {
-  const r: InitArgs = { json: false, color: true, upgrade: false, getModules: true, backend: true, lockfileReadonly: false, positional: [] };
+  const r: InitArgs = { reconfigure: false, uiColor: true, json: false, color: true, upgrade: false, getModules: true, backend: true, lockfileReadonly: false, positional: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--') {
@@ -277,6 +280,7 @@ function parseArgs(args: string[]): InitArgs {
       else if (name === 'upgrade') r.upgrade = b;
       else if (name === 'get') r.getModules = b;
       else if (name === 'backend') r.backend = b;
+      else if (name === 'reconfigure') r.reconfigure = b;
       continue;
     }
     if (VALUE_FLAGS.has(name)) {
@@ -294,6 +298,8 @@ function parseArgs(args: string[]): InitArgs {
     r.flagError = `flag provided but not defined: -${name}`;
     return r;
   }
+  // The old UI (backend messages) still colours in the JSON view unless -no-color was given.
+  r.uiColor = r.color;
   if (r.json) r.color = false;
   return r;
 }
@@ -353,9 +359,13 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   const earlyDiags = loadDiags.filter(isRoot);
   const childDiags = loadDiags.filter((d) => !isRoot(d));
   let header = false;
+  let backendDiags: Diagnostic[] = [];
   if (a.backend) {
     view.output('initializing_backend_message');
     header = true;
+    const b = initBackend(dir, res, a);
+    if (b.message !== undefined) io.stdout(colorize(b.message, a.uiColor) + '\n');
+    backendDiags = b.diagnostics;
   }
   const diags: Diagnostic[] = [];
   if (a.getModules && res.module.moduleCalls.size > 0) {
@@ -393,6 +403,11 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     view.diagnostics([...earlyDiags, ...dup, view.configError()]);
     return 1;
   }
+  if (hasErrors(backendDiags)) {
+    view.diagnostics([...earlyDiags.filter((d) => d.severity === 'warning'), ...backendDiags]);
+    return 1;
+  }
+  diags.push(...backendDiags);
   // Root warnings come from both loads; the human view consolidates them.
   const rootWarnings = earlyDiags.filter((d) => d.severity === 'warning');
   diags.push(...rootWarnings, ...rootWarnings.filter((d) => d.subject));
@@ -498,4 +513,144 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   view.output('output_init_success_message');
   if (!automation) view.output('output_init_success_cli_message');
   return 0;
+}
+
+// ---- the backend ---------------------------------------------------------------------------------------------
+
+const REMOTE_BACKENDS = ['azurerm', 'consul', 'cos', 'gcs', 'http', 'kubernetes', 'oss', 'pg', 's3', 'remote', 'cloud'];
+const BACKEND_STATE = join('.terraform', 'terraform.tfstate');
+
+/**
+ * The value of a quoted HCL string without interpolation, escapes decoded (\\n \\r \\t \\" \\\\ \\uNNNN
+ * \\UNNNNNNNN, $${ and %%{); undefined for anything else.
+ */
+export function quotedLiteral(text: string): string | undefined {
+  if (text.length < 2 || text[0] !== '"' || text[text.length - 1] !== '"') return undefined;
+  const body = text.slice(1, -1);
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '\\') {
+      const n = body[i + 1];
+      const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', '"': '"', '\\': '\\' };
+      if (n in simple) {
+        out += simple[n];
+        i++;
+        continue;
+      }
+      const len = n === 'u' ? 4 : n === 'U' ? 8 : 0;
+      const hex = body.slice(i + 2, i + 2 + len);
+      if (!len || !/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== len) return undefined;
+      out += String.fromCodePoint(parseInt(hex, 16));
+      i += 1 + len;
+      continue;
+    }
+    if ((c === '$' || c === '%') && body[i + 1] === c && body[i + 2] === '{') {
+      out += c + '{';
+      i += 2;
+      continue;
+    }
+    if ((c === '$' || c === '%') && body[i + 1] === '{') return undefined;
+    out += c;
+  }
+  return out;
+}
+
+/** crc32 (IEEE), as cty's Value.Hash uses it. */
+function crc32(buf: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of buf) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * The backend step of init for the local backend, as Terraform's Meta.backendFromConfig does it:
+ *   - a `backend "local"` block not yet recorded (or -reconfigure): .terraform/terraform.tfstate records the
+ *     type, the configuration (path, workspace_dir) and its hash (cty's Value.Hash of [type, config]), and
+ *     "Successfully configured the backend "local"!..." is printed (in colour even in the JSON view);
+ *   - unchanged (same hash): nothing;
+ *   - changed, or removed while recorded: "Backend configuration changed" (-reconfigure records anew);
+ *   - other backend types: an error (Foresight has only the local backend), as is moving existing local
+ *     state into a newly configured path (Foresight does not migrate state).
+ */
+function initBackend(dir: string, res: LoadResult, a: InitArgs): { message?: string; diagnostics: Diagnostic[] } {
+  const diags: Diagnostic[] = [];
+  const block = res.module.terraform.find((t) => t.backend)?.backend;
+  let saved: { backend?: { type?: string; hash?: number; config?: Record<string, unknown> } } | undefined;
+  try {
+    saved = JSON.parse(readFileSync(join(dir, BACKEND_STATE), 'utf8'));
+  } catch {
+    saved = undefined;
+  }
+  const savedBackend = a.reconfigure ? undefined : saved?.backend?.type ? saved.backend : undefined;
+  const changed = error(
+    'Backend configuration changed',
+    'A change in the backend configuration has been detected, which may require migrating existing state.\n\nIf you wish to attempt automatic migration of the state, use "terraform init -migrate-state".\nIf you wish to store the current configuration with no changes to the state, use "terraform init -reconfigure".',
+  );
+  if (!block) {
+    if (savedBackend) diags.push(changed);
+    return { diagnostics: diags };
+  }
+  if (savedBackend && savedBackend.type !== block.type) {
+    diags.push(changed);
+    return { diagnostics: diags };
+  }
+  if (block.type !== 'local') {
+    diags.push(
+      REMOTE_BACKENDS.includes(block.type)
+        ? error('Unsupported backend', `Foresight supports only the "local" backend; it cannot use the ${JSON.stringify(block.type)} backend.`, block.typeRange)
+        : error('Invalid backend type', `There is no backend type named ${JSON.stringify(block.type)}.`),
+    );
+    return { diagnostics: diags };
+  }
+  const config: Record<string, string | null> = { path: null, workspace_dir: null };
+  for (const [name, e] of block.attributes) {
+    if (!(name in config)) {
+      diags.push(error('Unsupported argument', `An argument named "${name}" is not expected here.`, e.range));
+      continue;
+    }
+    const lit = e.shape === 'string' ? quotedLiteral(e.text) : undefined;
+    if (lit !== undefined) config[name] = lit;
+    else if (!(e.shape === 'literal' && e.literal === null)) diags.push(error('Incorrect attribute value type', `Inappropriate value for attribute "${name}": string required.`, e.range));
+  }
+  if (hasErrors(diags)) return { diagnostics: diags };
+  const hashText = `<"local";<${config.path === null ? '~' : goQuote(config.path)};${config.workspace_dir === null ? '~' : goQuote(config.workspace_dir)};>;>`;
+  const hash = crc32(Buffer.from(hashText, 'utf8'));
+  if (savedBackend) {
+    if (savedBackend.hash === hash) return { diagnostics: diags };
+    if (savedBackend.type !== 'local' || JSON.stringify(savedBackend.config ?? {}) !== JSON.stringify(config)) {
+      diags.push(changed);
+      return { diagnostics: diags };
+    }
+  } else if ((config.path ?? 'terraform.tfstate') !== 'terraform.tfstate' || config.workspace_dir !== null) {
+    // Moving existing state into the new location is a migration Foresight does not do.
+    let hasState = false;
+    try {
+      const st = JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')) as { resources?: unknown[]; outputs?: object };
+      hasState = (st.resources?.length ?? 0) > 0 || Object.keys(st.outputs ?? {}).length > 0;
+    } catch {
+      hasState = false;
+    }
+    if (hasState) {
+      diags.push(
+        error(
+          'State migration not supported',
+          `The working directory has state in terraform.tfstate, and the "local" backend is now configured to keep state elsewhere. Foresight does not migrate state between backend configurations; move the state file yourself or run "terraform init -migrate-state".`,
+          block.typeRange,
+        ),
+      );
+      return { diagnostics: diags };
+    }
+  }
+  const doc = { version: 3, terraform_version: TERRAFORM_VERSION, backend: { type: 'local', config, hash } };
+  mkdirSync(join(dir, '.terraform'), { recursive: true });
+  writeFileSync(join(dir, BACKEND_STATE), goJson(doc));
+  if (savedBackend) return { diagnostics: diags };
+  return {
+    message: '[reset][green]\nSuccessfully configured the backend "local"! Terraform will automatically\nuse this backend unless the backend configuration changes.',
+    diagnostics: diags,
+  };
 }

@@ -18,7 +18,7 @@ import { main } from '../../server/cli/main';
 const ROOT = join(__dirname, '..', '..', '..');
 const DATA = join(ROOT, 'test', 'data', 'init');
 const SCENARIOS = join(ROOT, 'test', 'data', 'scenarios', 'recorded');
-const WATCH = ['.terraform/modules/modules.json', '.terraform.lock.hcl'];
+const WATCH = ['.terraform/modules/modules.json', '.terraform.lock.hcl', '.terraform/terraform.tfstate'];
 
 interface CaseStep {
   run: string[];

@@ -12,7 +12,7 @@ import json, os, re, shutil, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TF = sys.argv[1] if len(sys.argv) > 1 else "terraform"
-WATCH = [".terraform/modules/modules.json", ".terraform.lock.hcl"]
+WATCH = [".terraform/modules/modules.json", ".terraform.lock.hcl", ".terraform/terraform.tfstate"]
 
 
 def norm(s):
