@@ -419,7 +419,7 @@ class Applier {
     const marked = newVal.isNull ? newVal : markObject(markWithPaths(newVal, configMarks), schema);
     this.hooks.postApply?.(addr, undefined, action, marked, failed);
     const deps = this.built.resourceDeps.get(configResourceAddr(staticPath(addr.module), resourceKey(addr))) ?? [];
-    const cbdFlag = cbd || isTrue(r.lifecycle?.createBeforeDestroy?.text);
+    const cbdFlag = cbd || isTrue(r.lifecycle?.createBeforeDestroy?.text) || this.built.forcedCBD.has(configResourceAddr(n.path, configResourceKey(r)));
     if (!newVal.isNull) {
       this.sync.setResourceInstanceCurrent(
         addr,

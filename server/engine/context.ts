@@ -224,6 +224,8 @@ export interface BuiltGraph {
   resourceNodes: Map<string, string>;
   /** absolute config resource address -> absolute addresses of resources it depends on (transitively), sorted */
   resourceDeps: Map<string, string[]>;
+  /** Resources whose create_before_destroy is forced because a create_before_destroy resource depends on them. */
+  forcedCBD: Set<string>;
   diagnostics: Diagnostic[];
 }
 
@@ -400,7 +402,12 @@ export function buildConfigGraph(root: Module): BuiltGraph {
     resourceDeps.set(addr, [...out].sort());
   }
 
-  return { graph: g, resourceNodes, resourceDeps, diagnostics };
+  const forcedCBD = new Set<string>();
+  for (const [addr, k] of resourceNodes) {
+    const n = g.get(k) as Extract<Node, { kind: 'resource' }>;
+    if (n.res.lifecycle?.createBeforeDestroy?.text.trim() === 'true') for (const d of resourceDeps.get(addr) ?? []) forcedCBD.add(d);
+  }
+  return { graph: g, resourceNodes, resourceDeps, forcedCBD, diagnostics };
 }
 
 function parentPath(p: string): string {

@@ -426,7 +426,8 @@ class Planner {
     return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
   }
 
-  private createBeforeDestroy(r: Resource): boolean {
+  private createBeforeDestroy(r: Resource, path: string): boolean {
+    if (this.built.forcedCBD.has(configResourceAddr(path, configResourceKey(r)))) return true;
     const e = r.lifecycle?.createBeforeDestroy;
     if (!e) return false;
     const v = evaluate(e.ast, { funcCtx: { baseDir: '.', planning: true, console: false }, resolve: () => ({ variables: new Map(), diagnostics: [] }) }).value;
@@ -567,7 +568,7 @@ class Planner {
     const forced = this.forceReplace.length > 0 && matchesTargets(this.forceReplace, addr, true);
     const triggered = !priorForPlan.isNull && this.replaceTriggered(r, inst, rep, diags);
     const eq = planned.isWhollyKnown && exactEq(planned, unmarkedPrior);
-    const cbd = this.createBeforeDestroy(r);
+    const cbd = this.createBeforeDestroy(r, n.path);
     let action: Action;
     let reason: ActionReason = 'None';
     if (priorForPlan.isNull) action = 'Create';

@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'create_before_destroy propagates to the dependencies of a create_before_destroy resource',
+    v1: 'resource "terraform_data" "a" {\n  triggers_replace = 1\n}\nresource "terraform_data" "b" {\n  triggers_replace = 1\n  input = terraform_data.a.id\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n',
+    v2: 'resource "terraform_data" "a" {\n  triggers_replace = 2\n}\nresource "terraform_data" "b" {\n  triggers_replace = 2\n  input = terraform_data.a.id\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n',
+  },
+  {
     name: 'module for_each over a map, locals with for expressions, sensitive values, remote state data source',
     v1: 'locals {\n  envs = { a = 1, b = 2 }\n}\nmodule "m" {\n  for_each = local.envs\n  source   = "./m"\n}\n',
     v2: 'variable "pw" {\n  default   = "s3cret"\n  sensitive = true\n}\nlocals {\n  envs  = { a = 1, c = 3 }\n  names = [for k, v in local.envs : "${k}-${v}"]\n}\nmodule "m" {\n  for_each = local.envs\n  source   = "./m"\n}\nresource "terraform_data" "n" {\n  for_each = toset(local.names)\n  input    = { name = each.value, pw = var.pw }\n}\ndata "terraform_remote_state" "self" {\n  backend = "local"\n  config = {\n    path = "${path.module}/terraform.tfstate"\n  }\n}\nresource "terraform_data" "rs" {\n  input = data.terraform_remote_state.self.outputs\n}\noutput "names" {\n  value = local.names\n}\noutput "secret" {\n  value     = var.pw\n  sensitive = true\n}\n',
