@@ -325,8 +325,9 @@ async function doApply(
     return 1;
   }
   view.diagnostics(diags, render);
-  view.applySummary(a.mode, a.stateOutPath);
-  if (a.mode !== 'destroy') view.outputs(res.state);
+  // The summary follows the verb (a saved destroy plan applied with `apply` says "Apply complete!").
+  view.applySummary(a.verb === 'destroy' ? 'destroy' : 'normal', a.stateOutPath);
+  if (a.verb !== 'destroy') view.outputs(res.state);
   return 0;
 }
 
