@@ -5,7 +5,7 @@
 
 import { helpText } from './help/index';
 import type { CliIO } from './io';
-import { localBackend, makeUi, parseFlags, stripNoColor, wantsHelp } from './state/meta';
+import { backendConfigErrors, localBackend, makeUi, parseFlags, stripNoColor, wantsHelp } from './state/meta';
 
 export async function runForceUnlock(rawArgs: string[], io: CliIO): Promise<number> {
   if (wantsHelp(rawArgs)) {
@@ -26,6 +26,11 @@ export async function runForceUnlock(rawArgs: string[], io: CliIO): Promise<numb
     return 1;
   }
   const lockID = f.args[0];
+  const be = await backendConfigErrors(io);
+  if (be) {
+    ui.diagnostics(be.diags, be.src);
+    return 1;
+  }
   const b = localBackend(io);
   let mgr;
   try {

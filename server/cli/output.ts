@@ -13,7 +13,7 @@ import type { Value } from '../lang/value';
 import type { OutputValue } from '../states/state';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
-import { diagsErrorText, localBackend, parseFlags, wantsHelp } from './state/meta';
+import { backendConfigErrors, diagsErrorText, localBackend, parseFlags, wantsHelp } from './state/meta';
 
 function noOutputsWarning(): Diagnostic {
   return warning(
@@ -114,6 +114,11 @@ export async function runOutput(rawArgs: string[], io: CliIO): Promise<number> {
     }
   };
 
+  const be = await backendConfigErrors(io);
+  if (be) {
+    io.stderr(renderDiagnosticsView(be.diags, { color, ...be.src }));
+    return 1;
+  }
   const b = localBackend(io, { statePath: (f.values.get('state') as string) ?? '' });
   const ws = b.currentWorkspace();
   let outputs = new Map<string, OutputValue>();

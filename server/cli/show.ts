@@ -13,7 +13,7 @@ import { State } from '../states/state';
 import { readStateFile } from '../states/statefile';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
-import { diagsErrorText, localBackend, parseFlags, wantsHelp } from './state/meta';
+import { backendConfigErrors, diagsErrorText, loadConfig, localBackend, parseFlags, wantsHelp } from './state/meta';
 
 /** Shows a saved plan file: returns undefined when `bytes` is not a plan file, else the exit status. */
 export type PlanShower = (path: string, bytes: Buffer, opts: { json: boolean; color: boolean }, io: CliIO) => Promise<number | undefined>;
@@ -60,8 +60,8 @@ export async function runShow(rawArgs: string[], io: CliIO): Promise<number> {
     return 1;
   }
   const json = f.values.get('json') === true;
-  const fail = (ds: Diagnostic[]) => {
-    io.stderr(renderDiagnosticsView(ds, { color }));
+  const fail = (ds: Diagnostic[], src?: { sources: ReadonlyMap<string, string>; contextOf: (r: import('../diags/diagnostic').Range) => string | undefined }) => {
+    io.stderr(renderDiagnosticsView(ds, { color, ...src }));
     return 1;
   };
   const path = f.args[0];
@@ -90,6 +90,8 @@ export async function runShow(rawArgs: string[], io: CliIO): Promise<number> {
     if (json) color = false;
     return display({ terraformVersion: r.file.terraformVersion, state: r.file.state }, json, color, io);
   }
+  const be = await backendConfigErrors(io);
+  if (be) return fail(be.diags, be.src);
   const b = localBackend(io);
   const ws = b.currentWorkspace();
   const mgr = await b.stateMgr(ws);
@@ -97,6 +99,12 @@ export async function runShow(rawArgs: string[], io: CliIO): Promise<number> {
   if (hasErrors(rd)) return fail([error(`Failed to load state: ${diagsErrorText(rd)}`)]);
   const state = mgr.read();
   if (!state) return display(null, json, color, io);
+  // MaybeGetSchemas loads the configuration; its errors stop the command.
+  const cfg = await loadConfig(io, false);
+  if (hasErrors(cfg.diags)) {
+    io.stderr(renderDiagnosticsView(cfg.diags.filter((d) => d.severity === 'error'), { color, ...cfg.src }));
+    return 1;
+  }
   let version = '1.11.4';
   try {
     const p = b.statePaths(ws).stateIn;

@@ -10,7 +10,7 @@ import { instanceAddrString, type InstanceAddr, type State } from '../states/sta
 import { readStateFile } from '../states/statefile';
 import { helpText } from './help/index';
 import type { CliIO, Command } from './io';
-import { colorize, diagsErrorText, localBackend, lockState, makeUi, parseFlags, stripNoColor, unlockState, wantsHelp, type Ui } from './state/meta';
+import { backendConfigErrors, colorize, diagsErrorText, localBackend, lockState, makeUi, parseFlags, stripNoColor, unlockState, wantsHelp, type Ui } from './state/meta';
 
 const ENV_DOES_NOT_EXIST = (n: string) =>
   `\nWorkspace ${JSON.stringify(n)} doesn't exist.\n\nYou can create this workspace with the "new" subcommand \nor include the "-or-create" flag with the "select" subcommand.`;
@@ -27,6 +27,14 @@ const ENV_OVERRIDDEN_NEW =
 /** url.PathEscape(name) == name. */
 export function validWorkspaceName(name: string): boolean {
   return /^[A-Za-z0-9\-_.~$&+:=@]*$/.test(name);
+}
+
+/** loadBackendConfig: root module errors stop the command (printed through the Ui). */
+async function backendOK(io: CliIO, ui: Ui): Promise<boolean> {
+  const be = await backendConfigErrors(io);
+  if (!be) return true;
+  ui.diagnostics(be.diags, be.src);
+  return false;
 }
 
 function overridden(io: CliIO): boolean {
@@ -57,6 +65,11 @@ async function workspaceNew(args: string[], io: CliIO, ui: Ui): Promise<number> 
     ui.error(ENV_INVALID_NAME(name));
     return 1;
   }
+  if (overridden(io) && localBackend(io).currentWorkspace() !== name) {
+    ui.error(ENV_OVERRIDDEN_NEW);
+    return 1;
+  }
+  if (!(await backendOK(io, ui))) return 1;
   const b = localBackend(io);
   if (overridden(io) && b.currentWorkspace() !== name) {
     ui.error(ENV_OVERRIDDEN_NEW);
@@ -118,6 +131,7 @@ async function workspaceSelect(args: string[], io: CliIO, ui: Ui): Promise<numbe
     io.stdout(helpText('workspace select'));
     return 1;
   }
+  if (!(await backendOK(io, ui))) return 1;
   if (overridden(io)) {
     ui.error(ENV_OVERRIDDEN_SELECT);
     return 1;
@@ -153,6 +167,7 @@ async function workspaceSelect(args: string[], io: CliIO, ui: Ui): Promise<numbe
 async function workspaceList(args: string[], io: CliIO, ui: Ui): Promise<number> {
   const f = parseFlags(args, {});
   if (f.error) return flagError(ui, f.error, 'workspace list');
+  if (!(await backendOK(io, ui))) return 1;
   const b = localBackend(io);
   const all = await b.workspaces();
   const cur = b.currentWorkspace();
@@ -194,6 +209,7 @@ async function workspaceDelete(args: string[], io: CliIO, ui: Ui): Promise<numbe
     return 1;
   }
   const force = f.values.get('force') === true;
+  if (!(await backendOK(io, ui))) return 1;
   const b = localBackend(io);
   const name = f.args[0];
   const all = await b.workspaces();

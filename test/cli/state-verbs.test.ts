@@ -6,7 +6,7 @@
 // the steps listed in known-differences.txt (each with its reason). The number of passing steps may not drop.
 //
 // Normalisation (as the scenario corpus does): lineages become <LINEAGE-n> by first appearance (new workspaces get
-// random lineages), and runs of list lines ("  - addr", "  addr") are sorted (Terraform prints them in map order).
+// random lineages), the working directory's path becomes <WORKDIR>, and runs of list lines ("  - addr", "  addr") are sorted (Terraform prints them in map order).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,6 +121,8 @@ for (const c of cases) {
         gotFiles = snapshot(work);
         const bad: string[] = [];
         if (code !== want.exit_code) bad.push(`exit ${code} != ${want.exit_code}`);
+        stdout = stdout.split(work).join('<WORKDIR>');
+        stderr = stderr.split(work).join('<WORKDIR>');
         if (nGot.text(stdout) !== nExp.text(want.stdout)) bad.push(`stdout:\n${stdout}\n--- want ---\n${want.stdout}`);
         if (nGot.text(stderr) !== nExp.text(want.stderr)) bad.push(`stderr:\n${stderr}\n--- want ---\n${want.stderr}`);
         if (nGot.files(gotFiles) !== nExp.files(expFiles)) bad.push('files differ');

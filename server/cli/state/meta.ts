@@ -13,10 +13,81 @@
 import { LocalBackend } from '../../backends/local/backend';
 import type { FilesystemStateManager } from '../../backends/local/filesystem';
 import { newLockInfo } from '../../backends/local/filesystem';
-import type { Diagnostic } from '../../diags/diagnostic';
+import { isAbsolute, join } from 'node:path';
+import { loadModuleTree, type LoadResult } from '../../config/load';
+import { hasErrors, type Diagnostic, type Range } from '../../diags/diagnostic';
+import { checkCoreVersionRequirements } from '../../versions/required';
+import { checkModulesInstalled, readModuleManifest } from '../../depsfile/modules';
 import { renderDiagnostic } from '../../diags/render';
 import { acquireLock, releaseLock } from '../../states/statemgr';
 import type { CliIO } from '../io';
+
+// ---- configuration ------------------------------------------------------------------------------------------------
+
+/** Source texts and block contexts for rendering configuration diagnostics. */
+export interface ConfigSources {
+  sources: ReadonlyMap<string, string>;
+  contextOf: (r: Range) => string | undefined;
+}
+
+/**
+ * Loads the configuration of the working directory as Terraform's config loader does for commands that need it
+ * (LoadConfig): load errors only (no validation). With `absolute`, file names in diagnostics are absolute, as
+ * Meta.checkRequiredVersion reports them (it loads the working directory by its absolute path).
+ */
+export async function loadConfig(io: CliIO, absolute: boolean): Promise<{ res: LoadResult; diags: Diagnostic[]; src: ConfigSources }> {
+  const res = await loadModuleTree(io.cwd);
+  // The loader reads child modules from the module manifest, as Terraform's does (not from their directories).
+  const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Unreadable module directory' && d.summary !== 'Module not installed');
+  const all = [...loadDiags, ...checkModulesInstalled(res.module, readModuleManifest(io.cwd))];
+  const fix = (f: string) => (absolute && !isAbsolute(f) ? join(io.cwd, f) : f);
+  const fixRange = (r: Range | undefined): Range | undefined => (r ? { ...r, filename: fix(r.filename) } : r);
+  const diags = all.map((d) => ({ ...d, subject: fixRange(d.subject), context: fixRange(d.context) }));
+  const sources = new Map([...res.sources].map(([k, v]) => [fix(k), v]));
+  const contexts = res.contexts.map((c) => ({ ...c, range: { ...c.range, filename: fix(c.range.filename) } }));
+  const contextOf = (r: Range) => {
+    const off = r.start.byte - 1;
+    if (off < 0) return undefined;
+    for (const c of contexts) if (c.range.filename === r.filename && c.range.start.byte <= off && off < c.range.end.byte) return c.text;
+    return undefined;
+  };
+  return { res, diags, src: { sources, contextOf } };
+}
+
+/**
+ * The errors Terraform's Backend(nil) reports while reading the backend configuration: those of the root module's
+ * own files (relative names), before any child module is looked at. `undefined` when there are none.
+ */
+export async function backendConfigErrors(io: CliIO): Promise<{ diags: Diagnostic[]; src: ConfigSources } | undefined> {
+  const { res, diags, src } = await loadConfig(io, false);
+  const rootFiles = new Set(res.module.files);
+  const errs = diags.filter((d) => d.severity === 'error' && d.summary !== 'Module not installed' && d.summary !== 'Module source has changed' && (!d.subject || rootFiles.has(d.subject.filename)));
+  return errs.length ? { diags: errs, src } : undefined;
+}
+
+/**
+ * Meta.checkRequiredVersion: configuration load errors, else unmet required_version constraints, printed through
+ * the Ui. Returns false when the command must stop (exit 1).
+ */
+export async function checkRequiredVersion(io: CliIO, ui: Ui): Promise<boolean> {
+  const { res, diags, src } = await loadConfig(io, true);
+  if (hasErrors(diags)) {
+    ui.diagnostics(diags.filter((d) => d.severity === 'error'), src);
+    return false;
+  }
+  const sourcesAbs = src.sources;
+  const relRes = res;
+  const vd = checkCoreVersionRequirements(relRes.module, { sources: relRes.sources }).map((d) => ({
+    ...d,
+    subject: d.subject && !isAbsolute(d.subject.filename) ? { ...d.subject, filename: join(io.cwd, d.subject.filename) } : d.subject,
+    context: d.context && !isAbsolute(d.context.filename) ? { ...d.context, filename: join(io.cwd, d.context.filename) } : d.context,
+  }));
+  if (hasErrors(vd)) {
+    ui.diagnostics(vd, { sources: sourcesAbs, contextOf: src.contextOf });
+    return false;
+  }
+  return true;
+}
 
 // ---- colorstring ------------------------------------------------------------------------------------------------
 
@@ -89,7 +160,7 @@ export interface Ui {
   error(msg: string): void;
   warn(msg: string): void;
   /** Diagnostics as Meta.showDiagnostics prints them through the Ui (errors and warnings to stderr). */
-  diagnostics(diags: readonly Diagnostic[]): void;
+  diagnostics(diags: readonly Diagnostic[], sources?: ConfigSources): void;
 }
 
 export function makeUi(io: CliIO, color: boolean): Ui {
@@ -98,9 +169,10 @@ export function makeUi(io: CliIO, color: boolean): Ui {
     output: (m) => io.stdout(m + '\n'),
     error: (m) => io.stderr(colorize(`[red]${m}[reset]`, color) + '\n'),
     warn: (m) => io.stderr(colorize(`[yellow]${m}[reset]`, color) + '\n'),
-    diagnostics: (diags) => {
+    diagnostics: (diags, src) => {
       for (const d of diags) {
-        const text = color ? renderDiagnostic(d, { color: true }) : '\n' + renderDiagnostic(d, { color: false });
+        const opts = { sources: src?.sources, contextOf: src?.contextOf };
+        const text = color ? renderDiagnostic(d, { color: true, ...opts }) : '\n' + renderDiagnostic(d, { color: false, ...opts });
         if (d.severity === 'error') ui.error(text);
         else ui.warn(text);
       }

@@ -13,7 +13,8 @@ import { helpText } from '../help/index';
 import type { CliIO } from '../io';
 import { parseInstance } from './addr';
 import { lookupInstances } from './lookup';
-import { diagsErrorText, ERR_STATE_LOADING, ERR_STATE_NOT_FOUND, localBackend, makeUi, parseFlags, stripNoColor, type Ui } from './meta';
+import { renderDiagnosticsView } from '../../diags/render';
+import { backendConfigErrors, checkRequiredVersion, diagsErrorText, ERR_STATE_LOADING, loadConfig, ERR_STATE_NOT_FOUND, localBackend, makeUi, parseFlags, stripNoColor, type Ui } from './meta';
 
 /** Prints a command's help to stdout for RunResultHelp and returns 1. */
 export function runResultHelp(io: CliIO, path: string): number {
@@ -60,6 +61,11 @@ export async function runStateList(rawArgs: string[], io: CliIO): Promise<number
     ui.error(`Error parsing command-line flags: ${f.error}\n`);
     return runResultHelp(io, 'state list');
   }
+  const be = await backendConfigErrors(io);
+  if (be) {
+    ui.diagnostics(be.diags, be.src);
+    return 1;
+  }
   const loaded = await loadState(io, ui, (f.values.get('state') as string) ?? '', 'Failed to load state');
   if (!loaded) return 1;
   const state = loaded.state;
@@ -105,11 +111,23 @@ export async function runStateShow(rawArgs: string[], io: CliIO): Promise<number
     io.stderr('Exactly one argument expected.\n');
     return runResultHelp(io, 'state show');
   }
+  const be = await backendConfigErrors(io);
+  if (be) {
+    makeUi(io, color).diagnostics(be.diags, be.src);
+    return 1;
+  }
   const p = parseInstance(f.args[0]);
   if (!p.addr) {
     io.stderr(
       `Error parsing instance address: ${f.args[0]}\n\nThis command requires that the address references one specific instance.\nTo view the available instances, use "terraform state list". Please modify \nthe address to reference a specific instance.\n`,
     );
+    return 1;
+  }
+  // LocalRun loads the configuration from the absolute working directory (for the schemas); its errors stop the
+  // command and are shown by the view.
+  const cfg = await loadConfig(io, true);
+  if (hasErrors(cfg.diags)) {
+    io.stderr(renderDiagnosticsView(cfg.diags.filter((d) => d.severity === 'error'), { color, ...cfg.src }));
     return 1;
   }
   const b = localBackend(io, { statePath: (f.values.get('state') as string) ?? '' });
@@ -190,6 +208,12 @@ export async function runStatePull(rawArgs: string[], io: CliIO): Promise<number
   const f = parseFlags(args, {});
   if (f.error) {
     ui.error(`Error parsing command-line flags: ${f.error}\n`);
+    return 1;
+  }
+  if (!(await checkRequiredVersion(io, ui))) return 1;
+  const be = await backendConfigErrors(io);
+  if (be) {
+    ui.diagnostics(be.diags, be.src);
     return 1;
   }
   const b = localBackend(io);

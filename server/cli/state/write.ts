@@ -30,6 +30,7 @@ import {
   ERR_STATE_LOADING,
   ERR_STATE_NOT_FOUND,
   ERR_STATE_PERSIST,
+  checkRequiredVersion,
   localBackend,
   lockState,
   makeUi,
@@ -89,6 +90,7 @@ export async function runStateRm(rawArgs: string[], io: CliIO): Promise<number> 
     ui.error('At least one address is required.\n');
     return runResultHelp(io, 'state rm');
   }
+  if (!(await checkRequiredVersion(io, ui))) return 1;
   const dryRun = f.values.get('dry-run') === true;
   const l = await openLocked(io, ui, (f.values.get('state') as string) ?? '', (f.values.get('backup') as string) ?? '-', f.values.get('lock') !== false, (f.values.get('lock-timeout') as number) ?? 0, 'state-rm');
   if (!l) return 1;
@@ -244,6 +246,7 @@ export async function runStateMv(rawArgs: string[], io: CliIO): Promise<number> 
     ui.error('Exactly two arguments expected.\n');
     return runResultHelp(io, 'state mv');
   }
+  if (!(await checkRequiredVersion(io, ui))) return 1;
   const dryRun = f.values.get('dry-run') === true;
   const lock = f.values.get('lock') !== false;
   const timeout = (f.values.get('lock-timeout') as number) ?? 0;
@@ -418,6 +421,7 @@ export async function runStatePush(rawArgs: string[], io: CliIO): Promise<number
     ui.error('Exactly one argument expected.\n');
     return runResultHelp(io, 'state push');
   }
+  if (!(await checkRequiredVersion(io, ui))) return 1;
   const force = f.values.get('force') === true;
   const path = f.args[0];
   let text: string;
@@ -515,6 +519,7 @@ export async function runStateReplaceProvider(rawArgs: string[], io: CliIO): Pro
     ui.error('Exactly two arguments expected.\n');
     return runResultHelp(io, 'state replace-provider');
   }
+  if (!(await checkRequiredVersion(io, ui))) return 1;
   const from = parseProviderSource(f.args[0]);
   const to = parseProviderSource(f.args[1]);
   const pd: Diagnostic[] = [];

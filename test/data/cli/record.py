@@ -48,8 +48,8 @@ def main():
             before = snapshot(work)
             for step in case['steps']:
                 p = subprocess.run(cmd + step, cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-                rec = {'args': step, 'exit_code': p.returncode, 'stdout': p.stdout.decode('utf-8', 'replace'),
-                       'stderr': p.stderr.decode('utf-8', 'replace')}
+                norm = lambda b: b.decode('utf-8', 'replace').replace(os.path.realpath(work), '<WORKDIR>').replace(work, '<WORKDIR>')
+                rec = {'args': step, 'exit_code': p.returncode, 'stdout': norm(p.stdout), 'stderr': norm(p.stderr)}
                 after = snapshot(work)
                 if after != before:
                     rec['files'] = after
