@@ -11,6 +11,7 @@
 
 import { Value } from '../../lang/value';
 import type { Provider } from '../provider';
+import { HTTP_PROVIDER_ADDRESS, httpProvider } from './http';
 import { LOCAL_PROVIDER_ADDRESS, localProvider } from './local';
 import { NULL_PROVIDER_ADDRESS, nullProvider } from './null';
 import { RANDOM_PROVIDER_ADDRESS, randomProvider } from './random';
@@ -41,6 +42,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = [
   { address: LOCAL_PROVIDER_ADDRESS, name: 'local', version: '2.5.3', factory: (o) => localProvider(o) },
   { address: TIME_PROVIDER_ADDRESS, name: 'time', version: '0.12.1', factory: () => timeProvider() },
   { address: TLS_PROVIDER_ADDRESS, name: 'tls', version: '4.0.6', factory: () => tlsProvider() },
+  { address: HTTP_PROVIDER_ADDRESS, name: 'http', version: '3.5.0', factory: () => httpProvider() },
 ];
 
 /** The built-in provider with this fully-qualified source address, if any. */
