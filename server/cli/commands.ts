@@ -5,6 +5,7 @@ import { runApply, runDestroy } from './apply';
 import { runConsoleInDirectory } from './console-scope';
 import { runPlan } from './plan';
 import { runRefresh } from './refresh';
+import { runTaint, runUntaint } from './taint';
 import { runFmt } from './fmt';
 import { runForceUnlock } from './forceunlock';
 import { runGet } from './get';
@@ -32,6 +33,8 @@ export const commands: Record<string, Command> = {
   providers: (args, io) => runProviders(args, io),
   show: (args, io) => runShow(args, io),
   state: (args, io) => runState(args, io),
+  taint: (args, io) => runTaint(args, io),
+  untaint: (args, io) => runUntaint(args, io),
   validate: (args, io) => runValidate(args, io),
   workspace: (args, io) => runWorkspace(args, io),
   version: async (args, io) => {
