@@ -291,8 +291,16 @@ export function buildConfigGraph(root: Module): BuiltGraph {
         return name0 && m.variables.has(name0) ? nodeKey('var', p, name0) : undefined;
       case 'local':
         return name0 && m.locals.has(name0) ? nodeKey('local', p, name0) : undefined;
-      case 'module':
-        return name0 && m.moduleCalls.has(name0) ? nodeKey('module-close', p, name0) : undefined;
+      case 'module': {
+        // `module.x.out` / `module.x[k].out` depend on that output only; `module.x` as a whole on everything in it.
+        const call = name0 ? m.moduleCalls.get(name0) : undefined;
+        if (!call) return undefined;
+        let i = 1;
+        if (steps[i]?.kind === 'index') i++;
+        const out = steps[i]?.kind === 'attr' ? steps[i].name : undefined;
+        if (out && call.module?.outputs.has(out)) return nodeKey('output', call.module.path, out);
+        return nodeKey('module-close', p, name0!);
+      }
       case 'data':
         return name0 && name1 ? resourceNodes.get(configResourceAddr(p, `data.${name0}.${name1}`)) : undefined;
       case 'count':
@@ -351,7 +359,15 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       connectRefs(k, m, [c.count, c.forEach, c.dependsOn]);
       const close = nodeKey('module-close', p, c.name);
       g.connect(close, k);
-      if (c.module) for (const o of c.module.outputs.keys()) g.connect(close, nodeKey('output', c.module.path, o));
+      if (c.module) {
+        // The close node waits for everything inside the child module (and its descendants' close nodes).
+        const cm = c.module;
+        for (const o of cm.outputs.keys()) g.connect(close, nodeKey('output', cm.path, o));
+        for (const v of cm.variables.keys()) g.connect(close, nodeKey('var', cm.path, v));
+        for (const l of cm.locals.keys()) g.connect(close, nodeKey('local', cm.path, l));
+        for (const r of [...cm.resources, ...cm.checks.flatMap((x) => x.data)]) g.connect(close, nodeKey('resource', cm.path, resourceKey(r)));
+        for (const cc of cm.moduleCalls.values()) g.connect(close, nodeKey('module-close', cm.path, cc.name));
+      }
       // depends_on of a module call: every resource inside waits for it (connected below via the expand node).
     }
     for (const r of [...m.resources, ...m.checks.flatMap((c) => c.data)]) {

@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'data sources deferred by unknown configuration or pending dependencies, depends_on, module outputs',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'resource "terraform_data" "a" {\n  input = "x"\n}\ndata "terraform_remote_state" "u" {\n  backend = "local"\n  config = {\n    path = terraform_data.a.output == "x" ? "${path.module}/other.tfstate" : "nope"\n  }\n}\ndata "terraform_remote_state" "d" {\n  backend    = "local"\n  config     = { path = "${path.module}/other.tfstate" }\n  depends_on = [terraform_data.a]\n}\nmodule "m" {\n  count  = 2\n  source = "./m"\n}\nresource "terraform_data" "b" {\n  input      = module.m[*]\n  depends_on = [data.terraform_remote_state.d]\n}\noutput "m" {\n  value = length(module.m)\n}\n',
+  },
+  {
     name: 'create_before_destroy propagates to the dependencies of a create_before_destroy resource',
     v1: 'resource "terraform_data" "a" {\n  triggers_replace = 1\n}\nresource "terraform_data" "b" {\n  triggers_replace = 1\n  input = terraform_data.a.id\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n',
     v2: 'resource "terraform_data" "a" {\n  triggers_replace = 2\n}\nresource "terraform_data" "b" {\n  triggers_replace = 2\n  input = terraform_data.a.id\n  lifecycle {\n    create_before_destroy = true\n  }\n}\n',
@@ -107,6 +112,11 @@ for (const c of CASES) {
     if (c.taint) tf(dir, ['taint', '-no-color', c.taint]);
     writeFileSync(join(dir, 'main.tf'), c.v2);
     writeFileSync(join(env.dir, 'main.tf'), c.v2);
+    // A fixed state file for terraform_remote_state to read (the live one changes during apply).
+    const v1State = readFileSync(join(dir, 'terraform.tfstate'), 'utf8');
+    writeFileSync(join(dir, 'other.tfstate'), v1State);
+    writeFileSync(join(env.dir, 'other.tfstate'), v1State);
+    tf(dir, ['init', '-input=false', '-no-color']);
     const args = ['plan', '-input=false', '-no-color', '-out=p'];
     for (const r of c.flags?.replace ?? []) args.push(`-replace=${r}`);
     for (const r of c.flags?.targets ?? []) args.push(`-target=${r}`);
