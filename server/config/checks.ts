@@ -11,7 +11,7 @@ import type { Traversal } from '../lang/ast';
 import { references } from '../lang/parse';
 import type { Expression, Reference, RefStep } from './hclbody';
 import type { Module, Resource } from './model';
-import { resourceKey } from './model';
+import { resourceKey, resourceLookup } from './model';
 import { nameSuggestion } from './load';
 
 interface Scope {
@@ -166,10 +166,11 @@ function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: s
   // Terraform's reference range covers the resource address only (type and name), not what follows.
   const used = addr.mode === 'data' || full.root === 'resource' ? 2 : 1;
   const ref: Reference = { ...full, range: { ...full.range, end: full.steps[used - 1].range.end } };
-  const found = mod.resources.find((r) => resourceKey(r) === key) ?? mod.checks.flatMap((c) => c.data).find((r) => resourceKey(r) === key);
+  const lookup = resourceLookup(mod);
+  const found = lookup.all.get(key);
   if (!found) {
     let sugg = '';
-    if (addr.mode === 'managed' && mod.resources.some((r) => r.mode === 'data' && r.type === addr.type && r.name === addr.name))
+    if (addr.mode === 'managed' && lookup.resources.has(resourceKey({ mode: 'data', type: addr.type, name: addr.name })))
       sugg = `\n\nDid you mean the data resource data.${addr.type}.${addr.name}?`;
     diags.push(
       error(

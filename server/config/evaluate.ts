@@ -31,6 +31,7 @@ import * as T from '../lang/types';
 import { Value } from '../lang/value';
 import type { Expression as HclExpression } from './hclbody';
 import type { Module, ModuleCall } from './model';
+import { resourceKey, resourceLookup } from './model';
 import { expressionValues, finalizeVariable, validateVariable, variableType, type InputValue } from './variables';
 
 export interface EvalSettings {
@@ -159,8 +160,7 @@ export class ModuleEvaluator implements ModuleData {
 
   resource(mode: 'managed' | 'data' | 'ephemeral', type: string, name: string): Value | undefined {
     if (mode === 'ephemeral') return undefined;
-    const all = [...this.mod.resources, ...this.mod.checks.flatMap((c) => c.data)];
-    return all.some((r) => r.mode === mode && r.type === type && r.name === name) ? Value.unknown() : undefined;
+    return resourceLookup(this.mod).all.has(resourceKey({ mode, type, name })) ? Value.unknown() : undefined;
   }
 
   module(name: string): Value | undefined {

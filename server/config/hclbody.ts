@@ -4,8 +4,8 @@
 // AST from lang/parse.ts (Expression.ast), so the tree can be deleted right after loading.
 
 import type { Range } from '../diags/diagnostic';
-import type { Expr } from '../lang/ast';
-import { MAX_EXPR_DEPTH, parseExpression, TOO_DEEP_SUMMARY } from '../lang/parse';
+import type { Expr, Traversal } from '../lang/ast';
+import { MAX_EXPR_DEPTH, parseExpression, references, TOO_DEEP_SUMMARY } from '../lang/parse';
 import type { Diagnostic } from '../diags/diagnostic';
 import { MAX_BLOCK_DEPTH } from '../syntax/errors';
 import { Value } from '../lang/value';
@@ -197,17 +197,50 @@ function unescape(s: string): string {
  * too deeply nested (MAX_EXPR_DEPTH), and only the outermost reports "Expression too deeply nested" into
  * `diags`.
  */
-export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, diags?: Diagnostic[]): Expression {
-  const refs: Reference[] = [];
-  collectRefs(n, src, new Set(), refs);
+export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, diags?: Diagnostic[], parentRefs?: Reference[]): Expression {
   const range = nodeRange(n, src);
-  const parsed = parseExpression(n.text, src.filename, range.start);
-  const ast: Expr = parsed.expr ?? { kind: 'literal', value: Value.unknown(), range };
-  const e: Expression = { offset: n.startIndex, range, text: n.text, refs, shape: 'other', ast };
-  const tooDeep = parsed.diagnostics.filter((d) => d.summary === TOO_DEEP_SUMMARY);
-  if (tooDeep.length > 0) {
-    diags?.push(...tooDeep);
-    return e;
+  const text = n.text;
+  let refs: Reference[] = [];
+  let parsed: { expr?: Expr; diagnostics: Diagnostic[] } | undefined;
+  if (parentRefs) {
+    // An element of an already collected expression: its references are the parent's inside its range (the
+    // parent's walk reaches the element with the same, empty, set of bound names).
+    for (const r of parentRefs) if (r.range.start.byte >= range.start.byte && r.range.end.byte <= range.end.byte) refs.push(r);
+  } else {
+    parsed = parseExpression(text, src.filename, range.start);
+    // The references of a cleanly parsed expression come from its AST (the same static traversals, without
+    // walking the tree-sitter tree); otherwise from the tree.
+    if (parsed.expr && parsed.diagnostics.length === 0) refs = astReferences(parsed.expr);
+    else collectRefs(n, src, new Set(), refs);
+  }
+  let e: Expression;
+  if (depth > 0) {
+    // Element expressions: the AST is parsed on first use (most are never evaluated on their own). The
+    // element of an expression that is not too deeply nested is not too deeply nested either.
+    let ast: Expr | undefined;
+    e = {
+      offset: n.startIndex,
+      range,
+      text,
+      refs,
+      shape: 'other',
+      get ast(): Expr {
+        if (!ast) ast = parseExpression(text, src.filename, range.start).expr ?? { kind: 'literal', value: Value.unknown(), range };
+        return ast;
+      },
+      set ast(v: Expr) {
+        ast = v;
+      },
+    };
+  } else {
+    parsed ??= parseExpression(text, src.filename, range.start);
+    const ast: Expr = parsed.expr ?? { kind: 'literal', value: Value.unknown(), range };
+    e = { offset: n.startIndex, range, text, refs, shape: 'other', ast };
+    const tooDeep = parsed.diagnostics.filter((d) => d.summary === TOO_DEEP_SUMMARY);
+    if (tooDeep.length > 0) {
+      diags?.push(...tooDeep);
+      return e;
+    }
   }
   if (depth >= MAX_EXPR_DEPTH) return e;
   const inner = unwrap(n);
@@ -235,7 +268,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, di
       break;
     case 'tuple':
       e.shape = 'tuple';
-      e.elems = inner.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src, depth + 1));
+      e.elems = inner.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src, depth + 1, undefined, refs));
       break;
     case 'object':
       e.shape = 'object';
@@ -244,7 +277,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, di
         .map((el) => {
           const k = el.childForFieldName('key');
           const v = el.childForFieldName('val');
-          return { key: expressionFromNode(k!, src, depth + 1), value: expressionFromNode(v!, src, depth + 1) };
+          return { key: keyExpression(k!, src, depth + 1, refs), value: expressionFromNode(v!, src, depth + 1, undefined, refs) };
         })
         .filter((x) => x.key && x.value);
       break;
@@ -252,7 +285,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, di
       e.shape = 'call';
       e.callName = inner.namedChildren[0]?.text;
       const args = inner.namedChildren.find((x) => x?.type === 'function_arguments');
-      e.args = args ? args.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src, depth + 1)) : [];
+      e.args = args ? args.namedChildren.filter((x): x is SyntaxNode => x?.type === 'expression').map((x) => expressionFromNode(x, src, depth + 1, undefined, refs)) : [];
       break;
     }
     case 'variable_expr':
@@ -260,6 +293,35 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, di
       break;
   }
   return e;
+}
+
+/** Static references of an AST (lang/parse.ts references), as collectRefs reports them. */
+export function astReferences(e: Expr): Reference[] {
+  return references(e).map(toReference);
+}
+
+/** A Traversal as a Reference: the literal steps up to the first non-literal index. */
+export function toReference(t: Traversal): Reference {
+  const steps: RefStep[] = [];
+  let end = t.rootRange.end;
+  for (const st of t.steps) {
+    if (st.kind === 'attr') steps.push(st);
+    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'string') steps.push({ kind: 'index', key: st.key.str, range: st.range });
+    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'number') steps.push({ kind: 'index', key: Number(st.key.num.toString()), range: st.range });
+    else break;
+    end = st.range.end;
+  }
+  return { root: t.root, rootRange: t.rootRange, steps, range: { filename: t.rootRange.filename, start: t.rootRange.start, end } };
+}
+
+/** An object key as an Expression; a bare identifier key has its name as its only reference (not the parent's). */
+function keyExpression(k: SyntaxNode, src: SourceText, depth: number, parentRefs: Reference[]): Expression {
+  const kids = k.namedChildren;
+  const bare = kids.length === 1 && kids[0]?.type === 'variable_expr';
+  if (!bare) return expressionFromNode(k, src, depth, undefined, parentRefs);
+  const v = kids[0]!;
+  const vr = nodeRange(v, src);
+  return expressionFromNode(k, src, depth, undefined, [{ root: v.text, rootRange: vr, steps: [], range: vr }]);
 }
 
 /** The single meaningful child of an expression node: the node itself when it is not an `expression`. */

@@ -187,3 +187,28 @@ export interface Module {
 export function resourceKey(r: { mode: 'managed' | 'data'; type: string; name: string }): string {
   return (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
 }
+
+/**
+ * The module's resources and check-block data sources by resourceKey (the first declared wins), built once per
+ * Module object: lookups by address are constant time. A Module is not mutated after loading.
+ */
+const lookups = new WeakMap<Module, { all: Map<string, Resource>; resources: Map<string, Resource> }>();
+export function resourceLookup(mod: Module): { all: Map<string, Resource>; resources: Map<string, Resource> } {
+  let l = lookups.get(mod);
+  if (!l) {
+    const resources = new Map<string, Resource>();
+    for (const r of mod.resources) {
+      const k = resourceKey(r);
+      if (!resources.has(k)) resources.set(k, r);
+    }
+    const all = new Map(resources);
+    for (const c of mod.checks)
+      for (const r of c.data) {
+        const k = resourceKey(r);
+        if (!all.has(k)) all.set(k, r);
+      }
+    l = { all, resources };
+    lookups.set(mod, l);
+  }
+  return l;
+}
