@@ -9,6 +9,7 @@ import { runTaint, runUntaint } from './taint';
 import { runFmt } from './fmt';
 import { runForceUnlock } from './forceunlock';
 import { runGet } from './get';
+import { runImport } from './import';
 import { runInit } from './init';
 import { runProviders } from './providers';
 import type { Command } from './io';
@@ -28,6 +29,7 @@ export const commands: Record<string, Command> = {
   fmt: (args, io) => runFmt(args, io),
   'force-unlock': (args, io) => runForceUnlock(args, io),
   get: (args, io) => runGet(args, io),
+  import: (args, io) => runImport(args, io),
   init: (args, io) => runInit(args, io),
   output: (args, io) => runOutput(args, io),
   providers: (args, io) => runProviders(args, io),

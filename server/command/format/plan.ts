@@ -235,7 +235,7 @@ export function renderHumanPlan(plan: Plan, opts: PlanRenderOptions): string {
     return out;
   }
   if (haveRefreshChanges) out += hr(color);
-  if (changes.length > 0) {
+  if (counts.size > 0) {
     if (opts.errored) out += wordWrap('\nTerraform planned the following actions, but then encountered a problem:\n', 77);
     else out += wordWrap('\nTerraform used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:\n', 77);
     for (const a of ['Create', 'Update', 'Delete', 'DeleteThenCreate', 'CreateThenDelete', 'Read'] as Action[]) {

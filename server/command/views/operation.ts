@@ -217,6 +217,15 @@ export class HumanView implements OperationView {
         const suffix = id ? ` [id=${id}]` : '';
         this.io.stdout(this.c(`[reset][bold]${instanceAddrString(addr)}: ${msg} after ${goDurationSeconds(Date.now() - st.t)}${suffix}`) + '\n');
       },
+      prePlanImport: (addr, id) => {
+        this.io.stdout(this.c(`[reset][bold]${instanceAddrString(addr)}: Preparing import... [id=${id}]`) + '\n');
+      },
+      preApplyImport: (addr, id) => {
+        this.io.stdout(this.c(`[reset][bold]${instanceAddrString(addr)}: Importing... [id=${id}]`) + '\n');
+      },
+      postApplyImport: (addr, id) => {
+        this.io.stdout(this.c(`[reset][bold]${instanceAddrString(addr)}: Import complete [id=${id}]`) + '\n');
+      },
       preReadData: (addr) => {
         this.io.stdout(this.c(`[reset][bold]${dispAddr(addr)}: Reading...`) + '\n');
         started.set('read ' + dispAddr(addr), { t: Date.now(), action: 'Read' });
