@@ -279,7 +279,7 @@ class Planner {
                     ? 'DeleteBecauseEachKey'
                     : 'DeleteBecauseWrongRepetition'
                   : 'DeleteBecauseWrongRepetition';
-          tasks.push(this.planOrphan(instAddr(inst.addr, r, is.key), rs, schema, reason, r));
+          tasks.push(this.planOrphan(instAddr(inst.addr, r, is.key), rs, schema, reason, r, filterInstances));
         }
       }
       for (const k of keys) {
@@ -359,7 +359,7 @@ class Planner {
     return nv;
   }
 
-  private async planOrphan(addr: InstanceAddr, rs: ResourceState, schema: Schema, reason: ActionReason, r: Resource | undefined): Promise<boolean> {
+  private async planOrphan(addr: InstanceAddr, rs: ResourceState, schema: Schema, reason: ActionReason, r: Resource | undefined, filter = this.targets.length > 0): Promise<boolean> {
     const diags: Diagnostic[] = [];
     const is = rs.instances.get(instanceKeyString(addr.key))!;
     const fqn = fqnOfProviderAddr(rs.provider);
@@ -367,7 +367,7 @@ class Planner {
     for (const dk of is.deposed.keys()) tasks.push(this.planDeposed(addr, dk, schema, rs.provider, r));
     const o = is.current;
     if (o) {
-      if (this.targets.length && !matchesTargets(this.targets, addr)) return (await Promise.all(tasks)).every((x) => x);
+      if (filter && !matchesTargets(this.targets, addr)) return (await Promise.all(tasks)).every((x) => x);
       const prior = await this.upgrade(addr, o, schema, fqn, diags);
       if (prior) {
         const nv = await this.refreshObject(addr, undefined, o, prior, schema, fqn, rs.provider, diags);
@@ -1056,11 +1056,17 @@ function targetedNodes(pl: Planner, built: ReturnType<typeof buildConfigGraph>):
       pl.directlyTargeted.add(k);
     }
   }
+  // Planning: the targets and what they depend on. Destroying: the targets and what depends on them.
+  const dependents = pl.mode === 'destroy' ? built.graph.dependents() : undefined;
   while (stack.length) {
     const k = stack.pop()!;
     if (out.has(k)) continue;
     out.add(k);
-    for (const d of built.graph.dependencies(k)) stack.push(d);
+    for (const d of dependents ? dependents.get(k) ?? [] : built.graph.dependencies(k)) stack.push(d);
+  }
+  if (dependents) {
+    // Non-resource nodes (values, providers) still evaluate; only resources are limited.
+    for (const [k, n] of built.graph.entries()) if (n.kind !== 'resource') out.add(k);
   }
   return out;
 }

@@ -37,6 +37,24 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'refresh-only with configuration changes and a new output',
+    v1: 'resource "terraform_data" "a" {\n  input = "1"\n}\noutput "old" {\n  value = terraform_data.a.output\n}\n',
+    v2: 'resource "terraform_data" "a" {\n  input = "2"\n}\noutput "old" {\n  value = terraform_data.a.output\n}\noutput "new" {\n  value = "n"\n}\n',
+    flags: { mode: 'refresh-only' },
+  },
+  {
+    name: 'tainted create_before_destroy, count zero, for_each over a converted list, destroy target',
+    v1: 'resource "terraform_data" "t" {\n  lifecycle {\n    create_before_destroy = true\n  }\n}\nresource "terraform_data" "f" {\n  for_each = toset(["a", "b"])\n}\n',
+    v2: 'resource "terraform_data" "t" {\n  lifecycle {\n    create_before_destroy = true\n  }\n}\nresource "terraform_data" "f" {\n  for_each = toset(["b", "c"])\n}\nresource "terraform_data" "zero" {\n  count = 0\n}\noutput "n" {\n  value = length(terraform_data.zero)\n}\n',
+    taint: 'terraform_data.t',
+  },
+  {
+    name: 'destroy plan limited by -target',
+    v1: 'resource "terraform_data" "a" {}\nresource "terraform_data" "b" {\n  input = terraform_data.a.id\n}\nresource "terraform_data" "c" {}\n',
+    v2: 'resource "terraform_data" "a" {}\nresource "terraform_data" "b" {\n  input = terraform_data.a.id\n}\nresource "terraform_data" "c" {}\n',
+    flags: { mode: 'destroy', targets: ['terraform_data.a'] },
+  },
+  {
     name: 'data sources deferred by unknown configuration or pending dependencies, depends_on, module outputs',
     v1: 'resource "terraform_data" "z" {}\n',
     v2: 'resource "terraform_data" "a" {\n  input = "x"\n}\ndata "terraform_remote_state" "u" {\n  backend = "local"\n  config = {\n    path = terraform_data.a.output == "x" ? "${path.module}/other.tfstate" : "nope"\n  }\n}\ndata "terraform_remote_state" "d" {\n  backend    = "local"\n  config     = { path = "${path.module}/other.tfstate" }\n  depends_on = [terraform_data.a]\n}\nmodule "m" {\n  count  = 2\n  source = "./m"\n}\nresource "terraform_data" "b" {\n  input      = module.m[*]\n  depends_on = [data.terraform_remote_state.d]\n}\noutput "m" {\n  value = length(module.m)\n}\n',
