@@ -11,6 +11,7 @@
 
 import { Value } from '../../lang/value';
 import type { Provider } from '../provider';
+import { ARCHIVE_PROVIDER_ADDRESS, archiveProvider } from './archive';
 import { HTTP_PROVIDER_ADDRESS, httpProvider } from './http';
 import { LOCAL_PROVIDER_ADDRESS, localProvider } from './local';
 import { NULL_PROVIDER_ADDRESS, nullProvider } from './null';
@@ -43,6 +44,7 @@ export const BUILTIN_PROVIDERS: readonly BuiltinProvider[] = [
   { address: TIME_PROVIDER_ADDRESS, name: 'time', version: '0.12.1', factory: () => timeProvider() },
   { address: TLS_PROVIDER_ADDRESS, name: 'tls', version: '4.0.6', factory: () => tlsProvider() },
   { address: HTTP_PROVIDER_ADDRESS, name: 'http', version: '3.5.0', factory: () => httpProvider() },
+  { address: ARCHIVE_PROVIDER_ADDRESS, name: 'archive', version: '2.7.1', factory: (o) => archiveProvider(o) },
 ];
 
 /** The built-in provider with this fully-qualified source address, if any. */
