@@ -130,12 +130,15 @@ function renderDynamic(v: Value, indent: number, o: Opts): string {
 
 // ---- typed values ------------------------------------------------------------------------------------------------
 
-/** True when the value renders as nothing at all inside a block or object (null, or "" under a legacy schema). */
-function isAbsent(v: Value, legacy: boolean): boolean {
-  if (v.isSensitive) return false;
-  if (v.isNull) return true;
-  return legacy && v.type.kind === 'string' && v.isKnown && v.str === '';
+/**
+ * True when the value is left out of a block or object: null only. (Under a legacy schema an empty string is
+ * shown, as `null`: Terraform decides what to skip before its legacy fix-up turns "" into null.)
+ */
+function isAbsent(v: Value, _legacy: boolean): boolean {
+  return v.isNull && !v.isSensitive;
 }
+
+const WRITE_ONLY = '(write-only attribute)';
 
 function renderTyped(v: Value, ty: Type, indent: number, legacy: boolean, o: Opts): string {
   if (v.isSensitive) return '(sensitive value)';
@@ -197,7 +200,10 @@ function renderNestedAttr(v: Value, a: Attribute, indent: number, legacy: boolea
     if (x.isNull) return nullText(o);
     const entries: [string, string][] = [];
     for (const [k, at] of Object.entries(inner.attributes)) {
-      if (at.writeOnly) continue;
+      if (at.writeOnly) {
+        entries.push([k, WRITE_ONLY]);
+        continue;
+      }
       const e = x.entries.get(k);
       if (!e || isAbsent(e, legacy)) continue;
       entries.push([k, renderNestedAttr(e, at, i + 1, legacy, o)]);
@@ -247,14 +253,20 @@ export function renderBlock(v: Value, b: Block, indent: number, legacyIn: boolea
   const legacy = legacyIn && legacySchema(b);
   const attrs: [string, string][] = [];
   for (const [k, a] of Object.entries(b.attributes)) {
-    if (a.writeOnly) continue;
+    if (a.writeOnly) {
+      attrs.push([k, WRITE_ONLY]);
+      continue;
+    }
     const e = v.isNull ? undefined : v.entries.get(k);
     if (!e || isAbsent(e, legacy)) continue;
     attrs.push([k, renderNestedAttr(e, a, indent + 1, legacy, o)]);
   }
   const blockKeys = Object.keys(b.blockTypes).sort(T.compareBytes);
+  // Lines of each block type, in key order; Terraform separates each type's group from what precedes it by a
+  // blank line when the block has attributes.
   const blockLines: string[] = [];
   for (const k of blockKeys) {
+    const before = blockLines.length;
     const nb = b.blockTypes[k] as NestedBlock;
     const e = v.isNull ? undefined : v.entries.get(k);
     if (!e || e.isNull) continue;
@@ -276,6 +288,7 @@ export function renderBlock(v: Value, b: Block, indent: number, legacyIn: boolea
         for (const mk of [...e.entries.keys()].sort(T.compareBytes)) blockLines.push(line(e.entries.get(mk)!, ` ${JSON.stringify(mk)}`));
         break;
     }
+    if (blockLines.length > before && attrsPresent(b, v)) blockLines[before] = '\n' + blockLines[before];
   }
   if (attrs.length === 0 && blockLines.length === 0) return '{}';
   let buf = '{\n';
@@ -287,11 +300,18 @@ export function renderBlock(v: Value, b: Block, indent: number, legacyIn: boolea
       buf += `${ind(indent + 1)}${padRight(names[i], width)} = ${r}\n`;
     });
   }
-  if (blockLines.length) {
-    if (attrs.length) buf += '\n';
-    buf += blockLines.join('');
-  }
+  if (blockLines.length) buf += blockLines.join('');
   return buf + `${ind(indent)}}`;
+}
+
+/** Whether the block renders any attribute line (write-only attributes always do). */
+function attrsPresent(b: Block, v: Value): boolean {
+  for (const [k, a] of Object.entries(b.attributes)) {
+    if (a.writeOnly) return true;
+    const e = v.isNull ? undefined : v.entries.get(k);
+    if (e && !isAbsent(e, false)) return true;
+  }
+  return false;
 }
 
 function inferredBlock(v: Value): Block {
