@@ -25,7 +25,7 @@
 //      paragraph; then a blank line and "Terraform has been successfully initialized!".
 // Exit status 0 on success, 1 on any error.
 
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors, warning } from '../diags/diagnostic';
@@ -33,7 +33,9 @@ import { renderDiagnosticsView } from '../diags/render';
 import { loadModuleTree } from '../config/load';
 import type { LoadResult } from '../config/load';
 import { checkCoreVersionRequirements } from '../versions/required';
-import { checkModulesInstalled, installLocalModules, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
+import type { ModuleRecord } from '../depsfile/modules';
+import { checkModulesInstalled, installLocalModules, isLocalSource, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
+import type { Module } from '../config/model';
 import type { ProviderLock } from '../depsfile/locks';
 import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
 import type { AvailableProvider } from '../providers/resolve';
@@ -315,6 +317,45 @@ function isEmptyDir(dir: string): boolean {
   return !names.some((n) => (n.endsWith('.tf') || n.endsWith('.tf.json')) && !n.startsWith('.') && !n.startsWith('#') && !n.endsWith('~'));
 }
 
+/**
+ * Loads the child modules the loader could not (non-local sources) from the directories the manifest
+ * records for them (modules Terraform downloaded earlier), as Terraform's loader does, and attaches them to
+ * their calls; their diagnostics, sources and block contexts join `res`. Module paths are rewritten to
+ * their place in the tree.
+ */
+export async function attachInstalledModules(res: LoadResult, workDir: string, records: ReadonlyMap<string, ModuleRecord> | undefined): Promise<void> {
+  if (!records) return;
+  const setPath = (m: Module, path: string) => {
+    m.path = path;
+    for (const c of m.moduleCalls.values()) if (c.module) setPath(c.module, `${path}.module.${c.name}`);
+  };
+  const walk = async (m: Module, keyPrefix: string) => {
+    for (const call of [...m.moduleCalls.values()]) {
+      const key = keyPrefix ? `${keyPrefix}.${call.name}` : call.name;
+      const rec = records.get(key);
+      if (!call.module && rec && rec.Dir && call.source !== undefined && !isLocalSource(call.source)) {
+        let ok = false;
+        try {
+          ok = statSync(join(workDir, rec.Dir)).isDirectory();
+        } catch {
+          ok = false;
+        }
+        if (ok) {
+          const child = await loadModuleTree(join(workDir, rec.Dir), { baseDir: workDir });
+          setPath(child.module, `${m.path ? m.path + '.' : ''}module.${call.name}`);
+          call.module = child.module;
+          call.dir = child.module.dir;
+          res.diagnostics.push(...child.diagnostics);
+          for (const [k, v] of child.sources) res.sources.set(k, v);
+          res.contexts.push(...child.contexts);
+        }
+      }
+      if (call.module) await walk(call.module, key);
+    }
+  };
+  await walk(res.module, '');
+}
+
 /** HCL's context string of a range: the header of the top-level block just before it. */
 export function contextOfLoad(res: LoadResult): (r: Range) => string | undefined {
   return (r: Range) => {
@@ -373,6 +414,9 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     header = true;
     const inst = installLocalModules(dir, res.module, readModuleManifest(dir), a.upgrade);
     for (const line of inst.installed) view.log(`- ${line}`);
+    const before = res.diagnostics.length;
+    await attachInstalledModules(res, dir, inst.records);
+    childDiags.push(...res.diagnostics.slice(before));
     try {
       writeModuleManifest(dir, inst.records.values());
     } catch (e) {

@@ -11,7 +11,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import type { RenderOptions } from '../diags/render';
 import { renderDiagnostic, renderDiagnostics } from '../diags/render';
-import { contextOfLoad, sortDiagnostics } from './init';
+import { attachInstalledModules, contextOfLoad, sortDiagnostics } from './init';
 import { loadModuleTree } from '../config/load';
 import { stateProviders } from '../providers/resolve';
 import { checkRequiredProviderSources, formatRequirementsTree, providerVersionsFromWarnings, requirementsByModule } from '../providers/resolve';
@@ -85,8 +85,10 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
     return 1;
   }
   const res = await loadModuleTree(dir);
+  const manifest = readModuleManifest(dir);
+  await attachInstalledModules(res, dir, manifest);
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Module not installed');
-  const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, readModuleManifest(dir)), ...checkRequiredProviderSources(res.module)];
+  const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, manifest), ...checkRequiredProviderSources(res.module)];
   const opts = { color, sources: res.sources, contextOf: contextOfLoad(res) };
   if (hasErrors(diags)) {
     io.stderr(showDiagnostics(sortDiagnostics(diags.filter((d) => d.severity === 'error')), opts));

@@ -64,6 +64,13 @@ export function normaliseLocalSource(s: string): string {
   return c;
 }
 
+/** Registry shorthand ("ns/name/provider[//sub]") as Terraform records it, with the default registry host. */
+export function normaliseRemoteSource(s: string): string {
+  const [pkg, sub] = s.split('//', 2);
+  if (/^[0-9A-Za-z][0-9A-Za-z_-]*\/[0-9A-Za-z][0-9A-Za-z_-]*\/[0-9a-z]+$/.test(pkg)) return `registry.terraform.io/${pkg}${sub !== undefined ? '//' + sub : ''}`;
+  return s;
+}
+
 export interface InstallResult {
   records: Map<string, ModuleRecord>;
   /** "KEY in DIR" for each module recorded afresh, in installation order. */
@@ -95,6 +102,9 @@ export function installLocalModules(workDir: string, root: Module, previous: Rea
       if (call.source === undefined) continue;
       const key = keyPrefix ? `${keyPrefix}.${call.name}` : call.name;
       if (!isLocalSource(call.source)) {
+        // A module Terraform downloaded earlier stays usable while its record and directory are intact.
+        const rec = records.get(key);
+        if (!upgrade && rec && rec.Source === normaliseRemoteSource(call.source) && isDir(rec.Dir)) continue;
         res.diagnostics.push(
           error(
             'Unsupported module source',
@@ -173,7 +183,7 @@ export function checkModulesInstalled(root: Module, manifest: ReadonlyMap<string
         );
         continue;
       }
-      const source = isLocalSource(call.source) ? normaliseLocalSource(call.source) : call.source;
+      const source = isLocalSource(call.source) ? normaliseLocalSource(call.source) : normaliseRemoteSource(call.source);
       if (source !== rec.Source)
         diags.push(
           error(
