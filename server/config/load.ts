@@ -5,12 +5,12 @@
 // Syntax errors come from syntax/errors.ts; reference checks from checks.ts.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, warning } from '../diags/diagnostic';
 import * as T from '../lang/types';
 import { analyzeSyntax } from '../syntax/errors';
-import { initParser, newParser, parseWithBudget, tooLargeWarning } from '../syntax/treesitter';
+import { initParser, newParser, parseWithBudget, tooLargeWarning, type Parser, type Tree } from '../syntax/treesitter';
 import type { Attribute, Block, Body, Expression } from './hclbody';
 import { bodyFromTree } from './hclbody';
 import type {
@@ -52,7 +52,28 @@ export interface LoadOptions {
    * fully" warning; its body is left empty.
    */
   budgetMs?: number;
+  /**
+   * Per-file results kept between loads (ModuleAnalysis in analysis.ts): a file whose text, display name and
+   * budget are unchanged is neither parsed nor converted again. `trees` supplies already (incrementally)
+   * parsed trees by absolute path, used when their text is the file's text; they stay owned by the caller.
+   */
+  cache?: FileCache;
+  trees?: Map<string, { text: string; tree: Tree }>;
 }
+
+/** What loading extracted from one file (never mutated once stored). */
+export interface FileEntry {
+  text: string;
+  display: string;
+  budgetMs?: number;
+  /** Syntax diagnostics and "too deeply nested" errors, in the order loading reports them. */
+  diagnostics: Diagnostic[];
+  contexts: { range: Range; text: string }[];
+  src: SourceText;
+  body: Body;
+}
+
+export type FileCache = Map<string, FileEntry>;
 
 export interface LoadResult {
   module: Module;
@@ -300,31 +321,19 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
       }
       const display = relative(resolve(base), abs) || f;
       res.sources.set(display, text);
-      const src = new SourceText(display, text);
-      const tree = parseWithBudget(parser, text, { budgetMs: opts.budgetMs });
-      if (tree === 'timeout') {
-        const syn = analyzeSyntax(text, display);
-        res.diagnostics.push(...syn.diagnostics, tooLargeWarning(display, text, opts.budgetMs!));
-        for (const b of syn.blocks) res.contexts.push(b);
-        const end = src.range(text.length, text.length);
-        parsed.push({ name: display, src, body: { attributes: [], blocks: [], range: src.range(0, text.length), endRange: end }, override: isOverride(f) });
-        continue;
-      }
-      if (!tree) continue;
-      try {
-        const syn = analyzeSyntax(text, display, tree);
-        res.diagnostics.push(...syn.diagnostics);
-        for (const b of syn.blocks) res.contexts.push(b);
-        parsed.push({ name: display, src, body: bodyFromTree(tree.rootNode, src, res.diagnostics), override: isOverride(f) });
-      } finally {
-        tree.delete();
-      }
+      const entry = fileEntry(abs, display, text, parser, opts);
+      if (!entry) continue;
+      res.diagnostics.push(...entry.diagnostics);
+      for (const b of entry.contexts) res.contexts.push(b);
+      parsed.push({ name: display, src: entry.src, body: entry.body, override: isOverride(f) });
     }
   } finally {
     parser.delete();
   }
   const primary = parsed.filter((p) => !p.override);
   const overrides = parsed.filter((p) => p.override);
+  // Overrides merge into (mutate) the bodies of primary files: those must not be the cached ones.
+  if (overrides.length > 0 && opts.cache) for (const p of parsed) opts.cache.delete(join(dir, basename(p.name)));
   mod.files = [...primary, ...overrides].map((p) => p.name);
   for (const f of primary) decodeFile(f, mod, res, false);
   for (const f of overrides) decodeFile(f, mod, res, true);
@@ -367,6 +376,39 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   return mod;
 }
 
+
+/** Parses and converts one file, or returns the cached result for the same text. */
+function fileEntry(abs: string, display: string, text: string, parser: Parser, opts: LoadOptions): FileEntry | undefined {
+  const cached = opts.cache?.get(abs);
+  if (cached && cached.text === text && cached.display === display && cached.budgetMs === opts.budgetMs) return cached;
+  const src = new SourceText(display, text);
+  const diagnostics: Diagnostic[] = [];
+  const contexts: { range: Range; text: string }[] = [];
+  const given = opts.trees?.get(abs);
+  const tree = given && given.text === text ? given.tree : parseWithBudget(parser, text, { budgetMs: opts.budgetMs });
+  let body: Body;
+  if (tree === 'timeout') {
+    const syn = analyzeSyntax(text, display);
+    diagnostics.push(...syn.diagnostics, tooLargeWarning(display, text, opts.budgetMs!));
+    for (const b of syn.blocks) contexts.push(b);
+    const end = src.range(text.length, text.length);
+    body = { attributes: [], blocks: [], range: src.range(0, text.length), endRange: end };
+  } else if (!tree) {
+    return undefined;
+  } else {
+    try {
+      const syn = analyzeSyntax(text, display, tree);
+      diagnostics.push(...syn.diagnostics);
+      for (const b of syn.blocks) contexts.push(b);
+      body = bodyFromTree(tree.rootNode, src, diagnostics);
+    } finally {
+      if (tree !== given?.tree) tree.delete();
+    }
+  }
+  const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts, src, body };
+  if (tree !== 'timeout') opts.cache?.set(abs, entry);
+  return entry;
+}
 
 function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boolean): void {
   const diags = res.diagnostics;

@@ -10,7 +10,7 @@ import { error, hasErrors } from '../diags/diagnostic';
 import { resolve } from 'node:path';
 import { checkModule } from './checks';
 import { checkRepetition } from './evaluate';
-import { loadModuleTree } from './load';
+import { loadModuleTree, type FileCache, type LoadOptions } from './load';
 import type { Module } from './model';
 
 export interface ValidateResult {
@@ -26,7 +26,10 @@ export interface ValidateResult {
  * `budgetMs` bounds each file's tree-sitter parse (see LoadOptions.budgetMs): the language server passes
  * one so that a huge file cannot stall it; without it (the CLI) parsing is unlimited.
  */
-export async function validateDirectory(dir: string, opts?: { overlays?: Map<string, string>; budgetMs?: number }): Promise<ValidateResult> {
+export async function validateDirectory(
+  dir: string,
+  opts?: { overlays?: Map<string, string>; budgetMs?: number; cache?: FileCache; trees?: LoadOptions['trees'] },
+): Promise<ValidateResult> {
   let isDir = false;
   try {
     isDir = statSync(dir).isDirectory();
@@ -39,7 +42,7 @@ export async function validateDirectory(dir: string, opts?: { overlays?: Map<str
       sources: new Map(),
       contextOf: () => undefined,
     };
-  const res = await loadModuleTree(dir, { overlays: opts?.overlays, budgetMs: opts?.budgetMs });
+  const res = await loadModuleTree(dir, { overlays: opts?.overlays, budgetMs: opts?.budgetMs, cache: opts?.cache, trees: opts?.trees });
   const diagnostics = [...res.diagnostics];
   if (!hasErrors(diagnostics)) diagnostics.push(...checkModule(res.module));
   // count and for_each values that are invalid whatever the variables are (evaluate.ts).

@@ -1,0 +1,95 @@
+// Incremental analysis of one module directory: `ModuleAnalysis` keeps what loading extracted from each file
+// (load.ts FileCache: syntax diagnostics, block contexts, generic bodies with parsed expression ASTs) and, for
+// files edited through `update` with text changes, a ParsedDocument re-parsed incrementally by tree-sitter.
+// After an edit only the changed file is parsed and converted again; the model is re-assembled from the
+// cached bodies and the static checks run on it (checks.ts caches each expression's reference checks while
+// the module's declarations are unchanged). Results equal validateDirectory's on the same texts
+// (test/config/incremental.test.ts). Siblings: validate.ts (the one-shot entry point), load.ts.
+
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ParsedDocument, type TextChange } from '../syntax/document';
+import { initParser, type Tree } from '../syntax/treesitter';
+import type { FileCache } from './load';
+import { validateDirectory, type ValidateResult } from './validate';
+
+export class ModuleAnalysis {
+  readonly dir: string;
+  private readonly cache: FileCache = new Map();
+  private readonly docs = new Map<string, ParsedDocument>();
+  private overlays = new Map<string, string>();
+
+  /** `budgetMs` as validateDirectory's (the language server's per-file parse budget). */
+  constructor(
+    dir: string,
+    private readonly opts: { budgetMs?: number } = {},
+  ) {
+    this.dir = resolve(dir);
+  }
+
+  /** Analyses the directory with the current texts (files on disk, replaced by the overlays). */
+  async analyze(overlays?: Map<string, string>): Promise<ValidateResult> {
+    if (overlays) {
+      this.overlays = new Map(overlays);
+      for (const [p, d] of this.docs) if (this.overlays.get(p) !== d.text) this.closeDoc(p);
+    }
+    const trees = new Map<string, { text: string; tree: Tree }>();
+    // A document's tree was parsed without a budget: used only when analysis has none either.
+    if (this.opts.budgetMs === undefined) for (const [p, d] of this.docs) trees.set(p, { text: d.text, tree: d.tree });
+    return validateDirectory(this.dir, { overlays: this.overlays, budgetMs: this.opts.budgetMs, cache: this.cache, trees });
+  }
+
+  /**
+   * Replaces the text of `path` (absolute) with `change` (the whole new text), or applies LSP-style text
+   * changes to its current text (re-parsed incrementally), and returns the new analysis.
+   */
+  async update(path: string, change: string | readonly TextChange[]): Promise<ValidateResult> {
+    const abs = resolve(path);
+    if (typeof change === 'string') {
+      this.closeDoc(abs);
+      this.overlays.set(abs, change);
+    } else {
+      await initParser();
+      let doc = this.docs.get(abs);
+      if (!doc) {
+        doc = new ParsedDocument(abs, this.currentText(abs));
+        this.docs.set(abs, doc);
+      }
+      doc.applyChanges(change);
+      this.overlays.set(abs, doc.text);
+    }
+    return this.analyze();
+  }
+
+  /** Forgets an overlay (the file reverts to its text on disk). */
+  async revert(path: string): Promise<ValidateResult> {
+    const abs = resolve(path);
+    this.closeDoc(abs);
+    this.overlays.delete(abs);
+    return this.analyze();
+  }
+
+  /** The text analysis uses for `path`: its overlay, else the file on disk ("" when unreadable). */
+  currentText(path: string): string {
+    const abs = resolve(path);
+    const o = this.overlays.get(abs);
+    if (o !== undefined) return o;
+    try {
+      return readFileSync(abs, 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  private closeDoc(abs: string): void {
+    this.docs.get(abs)?.dispose();
+    this.docs.delete(abs);
+  }
+
+  /** Frees the trees of edited documents; the analysis is unusable afterwards. */
+  dispose(): void {
+    for (const d of this.docs.values()) d.dispose();
+    this.docs.clear();
+    this.cache.clear();
+  }
+}
