@@ -15,6 +15,7 @@ export interface GetIO {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   cwd: string;
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function runGet(args: string[], io: GetIO): Promise<number> {
@@ -64,11 +65,11 @@ export async function runGet(args: string[], io: GetIO): Promise<number> {
     io.stderr(renderDiagnosticsView(rootDiags.filter((d) => d.severity === 'error'), opts));
     return 1;
   }
-  const inst = installLocalModules(dir, res.module, readModuleManifest(dir), update);
+  const inst = installLocalModules(dir, res.module, readModuleManifest(dir, io.env), update);
   for (const line of inst.installed) io.stdout(`- ${line}\n`);
   const diags: Diagnostic[] = [...inst.diagnostics];
   try {
-    writeModuleManifest(dir, inst.records.values());
+    writeModuleManifest(dir, inst.records.values(), io.env);
   } catch (e) {
     diags.push(error('Failed to update module manifest', `Unable to write the module manifest file: ${(e as Error).message}`));
   }

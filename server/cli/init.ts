@@ -34,7 +34,7 @@ import { loadModuleTree } from '../config/load';
 import type { LoadResult } from '../config/load';
 import { checkCoreVersionRequirements } from '../versions/required';
 import type { ModuleRecord } from '../depsfile/modules';
-import { checkModulesInstalled, installLocalModules, isLocalSource, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
+import { checkModulesInstalled, dataDir, installLocalModules, isLocalSource, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
 import type { Module } from '../config/model';
 import type { ProviderLock } from '../depsfile/locks';
 import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
@@ -404,7 +404,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   if (a.backend) {
     view.output('initializing_backend_message');
     header = true;
-    const b = initBackend(dir, res, a);
+    const b = initBackend(dir, res, a, io.env);
     if (b.message !== undefined) io.stdout(colorize(b.message, a.uiColor) + '\n');
     backendDiags = b.diagnostics;
   }
@@ -412,13 +412,13 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   if (a.getModules && res.module.moduleCalls.size > 0) {
     view.output(a.upgrade ? 'upgrading_modules_message' : 'initializing_modules_message');
     header = true;
-    const inst = installLocalModules(dir, res.module, readModuleManifest(dir), a.upgrade);
+    const inst = installLocalModules(dir, res.module, readModuleManifest(dir, io.env), a.upgrade);
     for (const line of inst.installed) view.log(`- ${line}`);
     const before = res.diagnostics.length;
     await attachInstalledModules(res, dir, inst.records);
     childDiags.push(...res.diagnostics.slice(before));
     try {
-      writeModuleManifest(dir, inst.records.values());
+      writeModuleManifest(dir, inst.records.values(), io.env);
     } catch (e) {
       inst.diagnostics.push(error('Failed to update module manifest', `Unable to write the module manifest file: ${(e as Error).message}`));
     }
@@ -456,7 +456,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   const rootWarnings = earlyDiags.filter((d) => d.severity === 'warning');
   diags.push(...rootWarnings, ...rootWarnings.filter((d) => d.subject));
   // Without module installation, child modules must already be recorded in the manifest.
-  const installDiags = a.getModules ? [] : checkModulesInstalled(res.module, readModuleManifest(dir));
+  const installDiags = a.getModules ? [] : checkModulesInstalled(res.module, readModuleManifest(dir, io.env));
   const fullDiags = [...childDiags, ...installDiags, ...checkRequiredProviderSources(res.module)];
   if (hasErrors(fullDiags)) {
     view.diagnostics([...diags, ...fullDiags, view.configError()]);
@@ -562,7 +562,6 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
 // ---- the backend ---------------------------------------------------------------------------------------------
 
 const REMOTE_BACKENDS = ['azurerm', 'consul', 'cos', 'gcs', 'http', 'kubernetes', 'oss', 'pg', 's3', 'remote', 'cloud'];
-const BACKEND_STATE = join('.terraform', 'terraform.tfstate');
 
 /**
  * The value of a quoted HCL string without interpolation, escapes decoded (\\n \\r \\t \\" \\\\ \\uNNNN
@@ -620,7 +619,8 @@ function crc32(buf: Buffer): number {
  *   - other backend types: an error (Foresight has only the local backend), as is moving existing local
  *     state into a newly configured path (Foresight does not migrate state).
  */
-function initBackend(dir: string, res: LoadResult, a: InitArgs): { message?: string; diagnostics: Diagnostic[] } {
+function initBackend(dir: string, res: LoadResult, a: InitArgs, env?: Readonly<Record<string, string | undefined>>): { message?: string; diagnostics: Diagnostic[] } {
+  const BACKEND_STATE = join(dataDir(env), 'terraform.tfstate');
   const diags: Diagnostic[] = [];
   const block = res.module.terraform.find((t) => t.backend)?.backend;
   let saved: { backend?: { type?: string; hash?: number; config?: Record<string, unknown> } } | undefined;
@@ -690,7 +690,7 @@ function initBackend(dir: string, res: LoadResult, a: InitArgs): { message?: str
     }
   }
   const doc = { version: 3, terraform_version: TERRAFORM_VERSION, backend: { type: 'local', config, hash } };
-  mkdirSync(join(dir, '.terraform'), { recursive: true });
+  mkdirSync(join(dir, dataDir(env)), { recursive: true });
   writeFileSync(join(dir, BACKEND_STATE), goJson(doc));
   if (savedBackend) return { diagnostics: diags };
   return {

@@ -85,7 +85,7 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
     return 1;
   }
   const res = await loadModuleTree(dir);
-  const manifest = readModuleManifest(dir);
+  const manifest = readModuleManifest(dir, io.env);
   await attachInstalledModules(res, dir, manifest);
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Module not installed');
   const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, manifest), ...checkRequiredProviderSources(res.module)];

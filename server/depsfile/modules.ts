@@ -1,4 +1,4 @@
-// The module manifest `.terraform/modules/modules.json` (Terraform's modsdir snapshot) and the local-module
+// The module manifest `.terraform/modules/modules.json` (under TF_DATA_DIR when set) (Terraform's modsdir snapshot) and the local-module
 // "installation" that `init` / `get` perform. Terraform writes compact JSON {"Modules":[{Key, Source,
 // [Version], Dir}, ...]} with records sorted by key, the root module first as {"Key":"","Source":"","Dir":"."}.
 // Local sources are not copied: a record's Dir is the module's directory relative to the working directory
@@ -21,12 +21,20 @@ export interface ModuleRecord {
   Dir: string;
 }
 
-export const MANIFEST_PATH = join('.terraform', 'modules', 'modules.json');
+/** The data directory: TF_DATA_DIR, else ".terraform" (relative to the working directory). */
+export function dataDir(env?: Readonly<Record<string, string | undefined>>): string {
+  return env?.TF_DATA_DIR || '.terraform';
+}
 
-/** Reads the manifest of `workDir`; undefined when absent or unreadable. */
-export function readModuleManifest(workDir: string): Map<string, ModuleRecord> | undefined {
+/** The manifest's path relative to the working directory. */
+export function manifestPath(env?: Readonly<Record<string, string | undefined>>): string {
+  return join(dataDir(env), 'modules', 'modules.json');
+}
+
+/** Reads the manifest of `workDir` (TF_DATA_DIR from `env`); undefined when absent or unreadable. */
+export function readModuleManifest(workDir: string, env?: Readonly<Record<string, string | undefined>>): Map<string, ModuleRecord> | undefined {
   try {
-    const doc = JSON.parse(readFileSync(join(workDir, MANIFEST_PATH), 'utf8')) as { Modules?: ModuleRecord[] };
+    const doc = JSON.parse(readFileSync(join(workDir, manifestPath(env)), 'utf8')) as { Modules?: ModuleRecord[] };
     const m = new Map<string, ModuleRecord>();
     for (const r of doc.Modules ?? []) if (r && typeof r.Key === 'string') m.set(r.Key, r);
     return m;
@@ -47,9 +55,9 @@ export function formatModuleManifest(records: Iterable<ModuleRecord>): string {
   return JSON.stringify({ Modules: out }).replace(/[<>&]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }
 
-export function writeModuleManifest(workDir: string, records: Iterable<ModuleRecord>): void {
-  mkdirSync(join(workDir, '.terraform', 'modules'), { recursive: true });
-  writeFileSync(join(workDir, MANIFEST_PATH), formatModuleManifest(records));
+export function writeModuleManifest(workDir: string, records: Iterable<ModuleRecord>, env?: Readonly<Record<string, string | undefined>>): void {
+  mkdirSync(join(workDir, dataDir(env), 'modules'), { recursive: true });
+  writeFileSync(join(workDir, manifestPath(env)), formatModuleManifest(records));
 }
 
 export function isLocalSource(s: string): boolean {
