@@ -232,6 +232,8 @@ class Applier {
         if (inst.addr === '') this.sync.setOutputValue(n.name, null);
         continue;
       }
+      // A targeted plan only re-evaluates the root outputs it planned.
+      if (inst.addr === '' && this.plan.targets.length > 0 && !this.plan.outputs.some((x) => x.name === n.name)) continue;
       const cfg = `${n.path ? n.path + '.' : ''}output.${o.name}`;
       const obj = `${inst.addr ? inst.addr + '.' : ''}output.${o.name}`;
       if (!this.ctx.runConditions('output-pre', o.preconditions, inst, {}, undefined, cfg, obj, diags)) continue;

@@ -161,6 +161,7 @@ class Planner {
       case 'module-close':
         return true;
       case 'output':
+        if (this.targeted && this.mode !== 'destroy' && !this.targeted.has(key)) return true;
         return this.planOutput(n);
       case 'check':
         return this.evalCheck(n);
@@ -1067,6 +1068,26 @@ function targetedNodes(pl: Planner, built: ReturnType<typeof buildConfigGraph>):
   if (dependents) {
     // Non-resource nodes (values, providers) still evaluate; only resources are limited.
     for (const [k, n] of built.graph.entries()) if (n.kind !== 'resource') out.add(k);
+    return out;
+  }
+  // Outputs are re-evaluated when something they read (through values, not through resources) is targeted.
+  for (const [k, n] of built.graph.entries()) {
+    if (n.kind !== 'output') continue;
+    const seen = new Set<string>();
+    const st = [...built.graph.dependencies(k)];
+    let hit = false;
+    while (st.length && !hit) {
+      const d = st.pop()!;
+      if (seen.has(d)) continue;
+      seen.add(d);
+      const dn = built.graph.get(d)!;
+      if (dn.kind === 'resource') {
+        if (out.has(d)) hit = true;
+        continue;
+      }
+      for (const x of built.graph.dependencies(d)) st.push(x);
+    }
+    if (hit) out.add(k);
   }
   return out;
 }

@@ -37,6 +37,12 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'targeted plan with outputs over targeted and untargeted resources',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'resource "terraform_data" "a" {\n  input = "a"\n}\nresource "terraform_data" "b" {\n  input = "b"\n}\noutput "oa" {\n  value = terraform_data.a.output\n}\noutput "ob" {\n  value = terraform_data.b.output\n}\noutput "const" {\n  value = 1\n}\n',
+    flags: { targets: ['terraform_data.a'] },
+  },
+  {
     name: 'refresh-only with configuration changes and a new output',
     v1: 'resource "terraform_data" "a" {\n  input = "1"\n}\noutput "old" {\n  value = terraform_data.a.output\n}\n',
     v2: 'resource "terraform_data" "a" {\n  input = "2"\n}\noutput "old" {\n  value = terraform_data.a.output\n}\noutput "new" {\n  value = "n"\n}\n',
