@@ -24,7 +24,7 @@ export class ModuleAnalysis {
     dir: string,
     private readonly opts: { budgetMs?: number } = {},
   ) {
-    this.dir = resolve(dir);
+    this.dir = dir;
   }
 
   /** Analyses the directory with the current texts (files on disk, replaced by the overlays). */
