@@ -603,7 +603,10 @@ export class WalkContext {
       pathCwd: this.opts.cwd,
       workspace: this.opts.workspace,
       moduleDescription: inst.addr === '' ? 'in the root module' : `in ${inst.addr}`,
-      names: { variables: [...mod.variables.keys()], locals: [...mod.locals.keys()], modules: [...mod.moduleCalls.keys()] },
+      // Only read for "Did you mean" suggestions, so built on demand.
+      get names() {
+        return { variables: [...mod.variables.keys()], locals: [...mod.locals.keys()], modules: [...mod.moduleCalls.keys()] };
+      },
     };
   }
 
@@ -644,10 +647,22 @@ export class WalkContext {
     }
   }
 
+  private readonly resourceIndexes = new Map<Module, Map<string, Resource>>();
+
+  /** A module's resources (and check blocks' data sources) by key, built once per module. */
+  resourcesOf(mod: Module): Map<string, Resource> {
+    let m = this.resourceIndexes.get(mod);
+    if (!m) {
+      m = new Map();
+      for (const r of [...mod.resources, ...mod.checks.flatMap((c) => c.data)]) m.set(resourceKey(r), r);
+      this.resourceIndexes.set(mod, m);
+    }
+    return m;
+  }
+
   private resourceValue(inst: ModuleInstance, mode: 'managed' | 'data' | 'ephemeral', type: string, name: string): Lookup {
     if (mode === 'ephemeral') return undefined;
-    const all = [...inst.mod.resources, ...inst.mod.checks.flatMap((c) => c.data)];
-    const r = all.find((x) => x.mode === mode && x.type === type && x.name === name);
+    const r = this.resourcesOf(inst.mod).get(resourceKey({ mode, type, name }));
     if (!r) return undefined;
     const key = resourceKey(r);
     let rv = inst.resources.get(key);

@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'a reference chain through a local and a module output records transitive dependencies',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'resource "terraform_data" "a" {}\nlocals {\n  l = terraform_data.a.id\n}\nresource "terraform_data" "b" {\n  input = local.l\n}\nresource "terraform_data" "c" {\n  input = terraform_data.b.id\n  depends_on = [terraform_data.z2]\n}\nresource "terraform_data" "z2" {}\n',
+  },
+  {
     name: 'targeted plan with outputs over targeted and untargeted resources',
     v1: 'resource "terraform_data" "z" {}\n',
     v2: 'resource "terraform_data" "a" {\n  input = "a"\n}\nresource "terraform_data" "b" {\n  input = "b"\n}\noutput "oa" {\n  value = terraform_data.a.output\n}\noutput "ob" {\n  value = terraform_data.b.output\n}\noutput "const" {\n  value = 1\n}\n',
