@@ -474,7 +474,8 @@ function marshalResources(state: State, module: string, schemas: SchemaSource): 
       };
       const mk = (obj: ObjectSrc, deposedKey?: string): JResource => ({
         ...base,
-        schemaVersion: obj.schemaVersion,
+        // Terraform builds deposed entries from the current one's base fields, without the schema version.
+        schemaVersion: deposedKey === undefined ? obj.schemaVersion : 0,
         value: decodeObject(obj, schema?.block),
         block: schema?.block,
         dependsOn: [...obj.dependencies],

@@ -3,7 +3,7 @@
 // empty strings, schema- and state-sensitive attributes, write-only attributes, JSON and multi-line strings, a data
 // source), the AWS provider's schemas for those types (`terraform providers schema -json`, descriptions removed)
 // and what terraform 1.11.4 printed for `show`, `show -no-color`, `show -json` and `state show -no-color ADDR`.
-// Foresight cannot run that provider, so the schemas are fed to the renderers directly.
+// `state show` renders only the current object of the instance. Foresight cannot run that provider, so the schemas are fed to the renderers directly.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,6 +79,7 @@ test('show -json: values decoded with the schemas, sensitive_values, outputs', (
 const INSTANCES: [string, InstanceAddr][] = [
   ['aws_security_group.web', { module: '', mode: 'managed', type: 'aws_security_group', name: 'web', key: undefined }],
   ['aws_instance.vm0', { module: '', mode: 'managed', type: 'aws_instance', name: 'vm', key: 0 }],
+  ['aws_instance.vm1', { module: '', mode: 'managed', type: 'aws_instance', name: 'vm', key: 1 }],
   ['aws_db_instance.db', { module: '', mode: 'managed', type: 'aws_db_instance', name: 'db', key: undefined }],
   ['aws_iam_policy.p', { module: '', mode: 'managed', type: 'aws_iam_policy', name: 'p', key: undefined }],
   ['data.aws_caller_identity.me', { module: '', mode: 'data', type: 'aws_caller_identity', name: 'me', key: undefined }],
@@ -92,6 +93,7 @@ for (const [name, addr] of INSTANCES) {
       for (const k of [...r.instances.keys()]) {
         const same = r.mode === addr.mode && r.type === addr.type && r.name === addr.name && k === instanceKeyString(addr.key);
         if (!same) r.instances.delete(k);
+        else r.instances.get(k)!.deposed.clear();
       }
     }
     assert.equal(renderHumanState(marshalModules(single, schemas), [], false), read(`state-show-${name}.txt`));

@@ -271,11 +271,8 @@ export function renderBlock(v: Value, b: Block, indent: number, legacyIn: boolea
     const e = v.isNull ? undefined : v.entries.get(k);
     if (!e || e.isNull) continue;
     const line = (x: Value, mapKey: string) => `${ind(indent + 1)}${attrName(k)}${mapKey} ${renderBlock(x, nb.block, indent + 1, legacy, o)}\n`;
-    if (e.isSensitive) {
-      blockLines.push(`${ind(indent + 1)}${attrName(k)} ${SENSITIVE_BLOCK(indent + 1)}\n`);
-      continue;
-    }
-    switch (nb.nesting) {
+    if (e.isSensitive) blockLines.push(`${ind(indent + 1)}${attrName(k)} ${SENSITIVE_BLOCK(indent + 1)}\n`);
+    else switch (nb.nesting) {
       case 'single':
       case 'group':
         blockLines.push(line(e, ''));
