@@ -77,7 +77,7 @@ export function evalCondition(rule: Rule, scope: Scope, kind: ConditionKind, dia
 }
 
 interface Entry {
-  kind: 'resource' | 'output' | 'check';
+  kind: 'resource' | 'output' | 'check' | 'var';
   /** `declared`: no rule reported yet (status unknown until one does). */
   objects: Map<string, { status: CheckStatus; messages: string[]; declared?: boolean }> | null;
 }
@@ -95,6 +95,7 @@ export class CheckTracker {
       }
       for (const o of m.outputs.values()) if (o.preconditions.length) this.entries.set(`${pre}output.${o.name}`, { kind: 'output', objects: null });
       for (const c of m.checks) this.entries.set(`${pre}check.${c.name}`, { kind: 'check', objects: null });
+      for (const v of m.variables.values()) if (v.validations.length) this.entries.set(`${pre}var.${v.name}`, { kind: 'var', objects: null });
       for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
     };
     visit(root);

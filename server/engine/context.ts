@@ -321,8 +321,8 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       if (!e) continue;
       for (const r of e.refs) {
         const t = refTarget(m, r.root, r.steps as { kind: string; name?: string }[]);
+        // Self-references (a variable's validation reading the variable) are not dependencies.
         if (t && t !== from) g.connect(from, t);
-        else if (t === from && r.root !== 'self') g.connect(from, t);
       }
     }
   };
@@ -792,7 +792,15 @@ export class WalkContext {
       }
       if (v.validations.length) {
         const range: Range = (inst.parent ? inst.parent.mod.moduleCalls.get(lastCallName(n.path))!.arguments.get(n.name)?.range : undefined) ?? v.declRange;
-        diags.push(...validateVariable(v, this.scope(inst), range));
+        const vd = validateVariable(v, this.scope(inst), range);
+        diags.push(...vd);
+        const cfg = `${n.path ? n.path + '.' : ''}var.${n.name}`;
+        const obj = `${inst.addr ? inst.addr + '.' : ''}var.${n.name}`;
+        const val = inst.vars.get(n.name);
+        if (vd.some((d) => d.severity === 'error')) {
+          for (const d of vd) if (d.summary === 'Invalid value for variable') this.checks.report(cfg, obj, 'fail', (d.detail ?? '').split('\n\nThis was checked')[0]);
+          if (!vd.some((d) => d.summary === 'Invalid value for variable')) this.checks.report(cfg, obj, 'error');
+        } else this.checks.report(cfg, obj, val && !val.isWhollyKnown ? 'unknown' : 'pass');
       }
     }
     this.diagnostics.push(...diags);

@@ -259,3 +259,36 @@ for (const c of ERR_CASES) {
     assert.ok(want.length > 0);
   });
 }
+
+test('Live: the examples workspace plans and applies as with Terraform', async (t) => {
+  if (!hasTerraform) {
+    t.diagnostic('terraform not installed: skipped');
+    return;
+  }
+  const src = join(__dirname, '..', '..', '..', 'examples');
+  const root = mkdtempSync(join(tmpdir(), 'fs-live-'));
+  const dir = join(root, 'w');
+  execFileSync('cp', ['-r', src, dir]);
+  const env = newEnv({});
+  execFileSync('cp', ['-r', src + '/.', env.dir]);
+  tf(dir, ['init', '-input=false', '-no-color']);
+  tf(dir, ['plan', '-input=false', '-no-color', '-out=p']);
+  const pj = JSON.parse(tf(dir, ['show', '-json', 'p'])) as { resource_changes?: { address: string; change: { actions: string[] } }[]; output_changes?: Record<string, { actions: string[] }> };
+  const mine = await doPlan(env);
+  assert.deepEqual(mine.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.deepEqual(
+    mine.plan.changes.map((c) => `${instanceAddrString(c.addr)} ${actionJSON(c.action).join(',')}`),
+    (pj.resource_changes ?? []).map((r) => `${r.address} ${r.change.actions.join(',')}`),
+  );
+  assert.deepEqual(mine.plan.outputs.map((o) => `${o.name} ${actionJSON(o.action).join(',')}`), Object.entries(pj.output_changes ?? {}).map(([k, v]) => `${k} ${v.actions.join(',')}`));
+  tf(dir, ['apply', '-input=false', '-no-color', 'p']);
+  const a = await doApply(env, mine.plan);
+  assert.deepEqual(a.diagnostics.filter((d) => d.severity === 'error'), []);
+  const norm = (j: unknown) => {
+    const o = JSON.parse(JSON.stringify(j)) as Record<string, unknown>;
+    delete o.serial;
+    delete o.lineage;
+    return JSON.stringify(o, null, 1).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<UUID>');
+  };
+  assert.equal(norm(stateJSON(a.state)), norm(JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8'))));
+});
