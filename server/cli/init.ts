@@ -397,6 +397,8 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   // The loader's view of child modules ("Module not installed", missing directories) is replaced by the
   // installation below.
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Unreadable module directory' && d.summary !== 'Module not installed');
+  // required_providers source and version strings are checked while decoding, as Terraform does.
+  loadDiags.push(...checkRequiredProviderSources(res.module, res.sources));
   const earlyDiags = loadDiags.filter(isRoot);
   const childDiags = loadDiags.filter((d) => !isRoot(d));
   let header = false;
@@ -457,7 +459,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   diags.push(...rootWarnings, ...rootWarnings.filter((d) => d.subject));
   // Without module installation, child modules must already be recorded in the manifest.
   const installDiags = a.getModules ? [] : checkModulesInstalled(res.module, readModuleManifest(dir, io.env));
-  const fullDiags = [...childDiags, ...installDiags, ...checkRequiredProviderSources(res.module)];
+  const fullDiags = [...childDiags, ...installDiags];
   if (hasErrors(fullDiags)) {
     view.diagnostics([...diags, ...fullDiags, view.configError()]);
     return 1;

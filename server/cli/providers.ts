@@ -88,7 +88,7 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
   const manifest = readModuleManifest(dir, io.env);
   await attachInstalledModules(res, dir, manifest);
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Module not installed');
-  const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, manifest), ...checkRequiredProviderSources(res.module)];
+  const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, manifest), ...checkRequiredProviderSources(res.module, res.sources)];
   const opts = { color, sources: res.sources, contextOf: contextOfLoad(res) };
   if (hasErrors(diags)) {
     io.stderr(showDiagnostics(sortDiagnostics(diags.filter((d) => d.severity === 'error')), opts));

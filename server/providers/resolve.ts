@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
+import { SourceText } from '../config/source';
 import { error } from '../diags/diagnostic';
 import type { Module, ProviderConfig, Resource } from '../config/model';
 import type { ProviderAddr } from '../addrs/provider';
@@ -92,19 +93,36 @@ export function providerBlockAddr(mod: Module, p: ProviderConfig): ProviderAddr 
   return providerForLocalName(mod, p.name);
 }
 
-/** Diagnostics for `source` strings of required_providers entries (Terraform's parser messages). */
-export function checkRequiredProviderSources(mod: Module): Diagnostic[] {
+/**
+ * The range of the quoted string value of `key = "..."` inside `within` (a required_providers entry), found in
+ * the file's text; `within` itself when it cannot be found. The model keeps only the entry's range.
+ */
+export function valueRangeIn(sources: ReadonlyMap<string, string> | undefined, within: Range, key: string): Range {
+  const text = sources?.get(within.filename);
+  if (text === undefined) return within;
+  const bytes = Buffer.from(text, 'utf8');
+  const part = bytes.subarray(within.start.byte, within.end.byte).toString('utf8');
+  const m = new RegExp(`(^|[\\s{,])${key}\\s*=\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(part);
+  if (!m) return within;
+  const startInPart = m.index + m[1].length + m[0].slice(m[1].length).indexOf(m[2]);
+  const startByte = within.start.byte + Buffer.byteLength(part.slice(0, startInPart), 'utf8');
+  const i0 = bytes.subarray(0, startByte).toString('utf8').length;
+  return new SourceText(within.filename, text).range(i0, i0 + m[2].length);
+}
+
+/** Diagnostics for `source` strings and `version` constraints of required_providers entries (Terraform's messages). */
+export function checkRequiredProviderSources(mod: Module, sources?: ReadonlyMap<string, string>): Diagnostic[] {
   const diags: Diagnostic[] = [];
   for (const tb of mod.terraform)
     for (const rp of tb.requiredProviders) {
+      if (rp.version !== undefined && !parseCoreConstraints(rp.version))
+        diags.push(error('Invalid version constraint', 'This string does not use correct version constraint syntax.', valueRangeIn(sources, rp.range, 'version')));
       if (rp.source !== undefined) {
         const p = parseProviderSource(rp.source);
-        if (isAddrError(p)) diags.push(error(p.summary, p.detail, rp.range));
+        if (isAddrError(p)) diags.push(error(p.summary, p.detail, valueRangeIn(sources, rp.range, 'source')));
       }
-      if (rp.version !== undefined && !parseCoreConstraints(rp.version))
-        diags.push(error('Invalid version constraint', 'This string does not use correct version constraint syntax.', rp.range));
     }
-  for (const call of mod.moduleCalls.values()) if (call.module) diags.push(...checkRequiredProviderSources(call.module));
+  for (const call of mod.moduleCalls.values()) if (call.module) diags.push(...checkRequiredProviderSources(call.module, sources));
   return diags;
 }
 
