@@ -108,10 +108,12 @@ export function resolveIn(workingDir: string | undefined, p: string): string {
 
 // ---- validators ----------------------------------------------------------------------------------------------------
 
-/** The framework's stringvalidator.ExactlyOneOf with root paths: this attribute first, then the others. */
+/**
+ * The framework's stringvalidator.ExactlyOneOf with root paths. `self` counts when set, but the message lists
+ * only the other attributes (MergeExpressions of the given expressions does not include the attribute itself).
+ */
 export function exactlyOneOf(self: string, ...others: string[]): Validator {
-  const all = [self, ...others];
-  return validator(`Ensure that one and only one attribute from this collection is set: [${all.join(',')}]`, ({ path: p, value, config }) => {
+  return validator(`Ensure that one and only one attribute from this collection is set: [${others.join(',')}]`, ({ path: p, value, config }) => {
     if (!value.isKnown) return [];
     let count = value.isNull ? 0 : 1;
     for (const o of others) {
@@ -119,7 +121,7 @@ export function exactlyOneOf(self: string, ...others: string[]): Validator {
       if (!v.isKnown) return [];
       if (!v.isNull) count++;
     }
-    const list = `[${all.join(',')}]`;
+    const list = `[${others.join(',')}]`;
     if (count === 0) return [attrError(p, 'Invalid Attribute Combination', `No attribute specified when one (and only one) of ${list} is required`)];
     if (count > 1) return [attrError(p, 'Invalid Attribute Combination', `${count} attributes specified when one (and only one) of ${list} is required`)];
     return [];

@@ -461,13 +461,13 @@ function knownOrNull(obj: Value, name: string): Record<string, Value> {
 const DURATION_RE = /^[0-9]+(\.[0-9]+)?(ms|s|m|h)$/;
 const DURATION_MSG = 'must be a number immediately followed by ms (milliseconds), s (seconds), m (minutes), or h (hours). For example, "30s" for 30 seconds.';
 
-/** stringvalidator.AtLeastOneOf(other) on a null attribute (the framework lists this attribute first, without duplicates). */
+/** stringvalidator.AtLeastOneOf(other) on a null attribute: the message lists the other attribute, then this one. */
 function atLeastOneOfAttr(self: string, other: string): Validator {
-  return validator(`Ensure that at least one attribute from this collection is set: [${self},${other}]`, ({ path, value, config }) => {
+  return validator(`Ensure that at least one attribute from this collection is set: [${other}]`, ({ path, value, config }) => {
     if (!value.isNull) return [];
     const o = get(config, other);
     if (!o.isKnown || !o.isNull) return [];
-    return [attrError(path, 'Invalid Attribute Combination', `At least one attribute out of [${self},${other}] must be specified`)];
+    return [attrError(path, 'Invalid Attribute Combination', `At least one attribute out of [${other},${self}] must be specified`)];
   });
 }
 

@@ -154,7 +154,7 @@ check({
 });
 
 check({
-  scenario: 'local_file validation: no content argument or two of them give the ExactlyOneOf message on each argument; sensitive_content is deprecated; permissions must be 3-4 octal digits.',
+  scenario: 'local_file validation: no content argument or two of them give the ExactlyOneOf message on each argument (listing the other arguments); sensitive_content is deprecated; permissions must be 3-4 octal digits.',
   run: async (h) => [
     await h.validate(LF, { filename: s('f') }),
     await h.validate(LF, { filename: s('f'), content: s('a'), source: s('b') }),
@@ -164,16 +164,16 @@ check({
   ],
   want: [
     [
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content,sensitive_content,content_base64,source] is required [at .content]',
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content_base64,content,sensitive_content,source] is required [at .content_base64]',
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [source,content,sensitive_content,content_base64] is required [at .source]',
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [sensitive_content,content,content_base64,source] is required [at .sensitive_content]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [sensitive_content,content_base64,source] is required [at .content]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content,sensitive_content,source] is required [at .content_base64]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content,sensitive_content,content_base64] is required [at .source]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content,content_base64,source] is required [at .sensitive_content]',
     ],
     [
-      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [content,sensitive_content,content_base64,source] is required [at .content]',
-      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [content_base64,content,sensitive_content,source] is required [at .content_base64]',
-      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [source,content,sensitive_content,content_base64] is required [at .source]',
-      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [sensitive_content,content,content_base64,source] is required [at .sensitive_content]',
+      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [sensitive_content,content_base64,source] is required [at .content]',
+      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [content,sensitive_content,source] is required [at .content_base64]',
+      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [content,sensitive_content,content_base64] is required [at .source]',
+      'error: Invalid Attribute Combination: 2 attributes specified when one (and only one) of [content,content_base64,source] is required [at .sensitive_content]',
     ],
     ['warning: Attribute Deprecated: Use the `local_sensitive_file` resource instead [at .sensitive_content]'],
     [
@@ -199,9 +199,9 @@ check({
     '0700',
     0,
     [
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content,content_base64,source] is required [at .content]',
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content_base64,content,source] is required [at .content_base64]',
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [source,content,content_base64] is required [at .source]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content_base64,source] is required [at .content]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content,source] is required [at .content_base64]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [content,content_base64] is required [at .source]',
     ],
   ],
 });

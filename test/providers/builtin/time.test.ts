@@ -251,8 +251,8 @@ check({
   want: [
     ['error: Invalid Attribute Value Match: Attribute create_duration must be a number immediately followed by ms (milliseconds), s (seconds), m (minutes), or h (hours). For example, "30s" for 30 seconds., got: 30 seconds [at .create_duration]'],
     [
-      'error: Invalid Attribute Combination: At least one attribute out of [create_duration,destroy_duration] must be specified [at .create_duration]',
-      'error: Invalid Attribute Combination: At least one attribute out of [destroy_duration,create_duration] must be specified [at .destroy_duration]',
+      'error: Invalid Attribute Combination: At least one attribute out of [destroy_duration,create_duration] must be specified [at .create_duration]',
+      'error: Invalid Attribute Combination: At least one attribute out of [create_duration,destroy_duration] must be specified [at .destroy_duration]',
     ],
     ['cty.StringVal("30s")', 'cty.NullVal(cty.String)', true],
     ['error: Unexpected Format of ID: Unexpected format of ID (","), expected CREATEDURATION,DESTROYDURATION where at least one value is non-empty'],
