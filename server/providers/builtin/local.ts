@@ -109,11 +109,13 @@ export function resolveIn(workingDir: string | undefined, p: string): string {
 // ---- validators ----------------------------------------------------------------------------------------------------
 
 /**
- * The framework's stringvalidator.ExactlyOneOf with root paths. `self` counts when set, but the message lists
- * only the other attributes (MergeExpressions of the given expressions does not include the attribute itself).
+ * The framework's stringvalidator.ExactlyOneOf(expressions...) on attribute `self`, with root paths. `self`
+ * counts when set; the message lists exactly the given expressions (MergeExpressions does not add the
+ * attribute itself, and a listed `self` is not counted twice).
  */
-export function exactlyOneOf(self: string, ...others: string[]): Validator {
-  return validator(`Ensure that one and only one attribute from this collection is set: [${others.join(',')}]`, ({ path: p, value, config }) => {
+export function exactlyOneOf(self: string, ...expressions: string[]): Validator {
+  const others = expressions.filter((e) => e !== self);
+  return validator(`Ensure that one and only one attribute from this collection is set: [${expressions.join(',')}]`, ({ path: p, value, config }) => {
     if (!value.isKnown) return [];
     let count = value.isNull ? 0 : 1;
     for (const o of others) {
@@ -121,7 +123,7 @@ export function exactlyOneOf(self: string, ...others: string[]): Validator {
       if (!v.isKnown) return [];
       if (!v.isNull) count++;
     }
-    const list = `[${others.join(',')}]`;
+    const list = `[${expressions.join(',')}]`;
     if (count === 0) return [attrError(p, 'Invalid Attribute Combination', `No attribute specified when one (and only one) of ${list} is required`)];
     if (count > 1) return [attrError(p, 'Invalid Attribute Combination', `${count} attributes specified when one (and only one) of ${list} is required`)];
     return [];

@@ -405,8 +405,8 @@ function tlsPrivateKey(): ResourceType {
 const publicKeyData = {
   description: 'Get a public key from a PEM-encoded private key.',
   attributes: {
-    private_key_pem: attr.string({ optional: true, sensitive: true, description: 'The private key (in PEM (RFC 1421) format) to extract the public key from.', validators: [exactlyOneOf('private_key_pem', 'private_key_openssh')] }),
-    private_key_openssh: attr.string({ optional: true, sensitive: true, description: 'The private key (in OpenSSH PEM (RFC 4716) format) to extract the public key from.', validators: [exactlyOneOf('private_key_openssh', 'private_key_pem')] }),
+    private_key_pem: attr.string({ optional: true, sensitive: true, description: 'The private key (in PEM (RFC 1421) format) to extract the public key from.', validators: [exactlyOneOf('private_key_pem', 'private_key_pem', 'private_key_openssh')] }),
+    private_key_openssh: attr.string({ optional: true, sensitive: true, description: 'The private key (in OpenSSH PEM (RFC 4716) format) to extract the public key from.', validators: [exactlyOneOf('private_key_openssh', 'private_key_pem', 'private_key_openssh')] }),
     algorithm: attr.string({ computed: true, description: 'The name of the algorithm used by the given private key. Possible values are: `RSA`, `ECDSA`, `ED25519`. ' }),
     public_key_pem: attr.string({ computed: true, description: 'The public key, in PEM (RFC 1421) format.' }),
     public_key_openssh: attr.string({ computed: true, description: 'The public key, in "Authorized Keys" format; empty for `ECDSA` with curve `P224`.' }),

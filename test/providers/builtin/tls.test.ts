@@ -185,8 +185,8 @@ check({
     'RSA',
     ['error: Unable to parse private key: failed to decode PEM block: decoded bytes 0, undecoded 12'],
     [
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [private_key_openssh] is required [at .private_key_pem]',
-      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [private_key_pem] is required [at .private_key_openssh]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [private_key_pem,private_key_openssh] is required [at .private_key_pem]',
+      'error: Invalid Attribute Combination: No attribute specified when one (and only one) of [private_key_pem,private_key_openssh] is required [at .private_key_openssh]',
     ],
   ],
 });
