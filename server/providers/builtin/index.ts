@@ -1,13 +1,15 @@
 // The registry of providers built into Foresight, by source address, with the version each one is
 // compatible with, and the in-process factory the engine uses to start one.
 //
-// `BUILTIN_PROVIDERS` lists them (terraform.io/builtin/terraform, registry.terraform.io/hashicorp/null and
-// registry.terraform.io/hashicorp/random; server/providers/resolve.ts derives the versions init and the
-// lock file use from this list). `startBuiltinProvider(address)` returns a fresh, unconfigured
-// instance wrapped by `guardProvider`, which turns a provider method that throws (a provider bug) into the
-// diagnostic Terraform shows when a plugin crashes ("Plugin did not respond") instead of an exception in the
-// engine. The providers are plain Provider objects and never rely on running in-process: tests call them
-// through wire.ts's loopbackProvider. Siblings: terraform.ts, null.ts, random.ts; the SDK is ../sdk.
+// `BUILTIN_PROVIDERS` lists them (terraform.io/builtin/terraform and registry.terraform.io/hashicorp/null,
+// random, local, time, tls, http and archive; server/providers/resolve.ts derives the versions init and the
+// lock file use from this list; local and archive resolve relative paths against BuiltinOptions.workingDir).
+// `startBuiltinProvider(address)` returns a fresh, unconfigured instance wrapped by `guardProvider`, which
+// turns a provider method that throws (a provider bug) into the diagnostic Terraform shows when a plugin
+// crashes ("Plugin did not respond") instead of an exception in the engine. The providers are plain Provider
+// objects and never rely on running in-process: tests call them through wire.ts's loopbackProvider.
+// Siblings: terraform.ts, null.ts, random.ts, local.ts, time.ts, tls.ts (with tls/), http.ts, archive.ts;
+// the SDK is ../sdk.
 
 import { Value } from '../../lang/value';
 import type { Provider } from '../provider';
