@@ -252,12 +252,11 @@ function fileResource(sensitive: boolean, workingDir: string | undefined): Resou
     read({ state }) {
       const filename = str(get(state, 'filename')) ?? '';
       const dest = resolveIn(workingDir, filename);
-      if (!fs.existsSync(dest)) {
-        try {
-          fs.lstatSync(dest);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { state: null };
-        }
+      // os.Stat follows symlinks: a missing file (or a dangling link) means the object is gone.
+      try {
+        fs.statSync(dest);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { state: null };
       }
       let bytes: Buffer;
       try {
