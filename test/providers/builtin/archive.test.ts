@@ -214,3 +214,15 @@ check({
   want: [[false, false, false], [], ['.output_path'], true, true, true, ['error: Resource Import Not Implemented: This resource does not support import. Please contact the provider developer for additional information.']],
 });
 
+check({
+  scenario: 'Changing the source blocks of an archive_file resource replaces it; the same blocks in another order do not.',
+  run: async (h) => {
+    const cfg = { type: s('zip'), output_path: s('b.zip'), source: sourceBlocks({ 'a.txt': 'A', 'b.txt': 'B' }) };
+    const { state } = await h.converge(AF, null, cfg);
+    const reordered = await h.plan(AF, state, { ...cfg, source: sourceBlocks({ 'b.txt': 'B', 'a.txt': 'A' }) });
+    const changed = await h.plan(AF, state, { ...cfg, source: sourceBlocks({ 'a.txt': 'A2', 'b.txt': 'B' }) });
+    return [reordered.requiresReplace, changed.requiresReplace, changed.replaced];
+  },
+  want: [[], ['.source'], true],
+});
+

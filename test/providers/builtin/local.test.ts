@@ -99,7 +99,7 @@ check({
 });
 
 check({
-  scenario: 'Refreshing a local_file keeps it while the file is unchanged and drops it from the state when the file was edited or deleted outside Terraform.',
+  scenario: 'Refreshing a local_file keeps it while the file is unchanged and drops it from the state when the file was edited or deleted outside Terraform (a dangling symlink counts as deleted).',
   run: async (h, dir) => {
     const { state } = await h.converge(LF, null, { filename: s('d.txt'), content: s('orig') });
     const kept = await h.read(LF, state);
@@ -107,9 +107,11 @@ check({
     const edited = await h.read(LF, state);
     fs.rmSync(path.join(dir, 'd.txt'));
     const gone = await h.read(LF, state);
-    return [goString(kept.state) === goString(state), kept.diagnostics, edited.state.isNull, gone.state.isNull, gone.diagnostics];
+    fs.symlinkSync(path.join(dir, 'nowhere'), path.join(dir, 'd.txt'));
+    const dangling = await h.read(LF, state);
+    return [goString(kept.state) === goString(state), kept.diagnostics, edited.state.isNull, gone.state.isNull, gone.diagnostics, dangling.state.isNull, dangling.diagnostics];
   },
-  want: [true, [], true, true, []],
+  want: [true, [], true, true, [], true, []],
 });
 
 check({
