@@ -190,9 +190,7 @@ class Planner {
     const diags: Diagnostic[] = [];
     for (const inst of this.ctx.instancesOf(n.path)) {
       let v: Value = Value.null();
-      if (this.mode === 'destroy') {
-        v = Value.null();
-      } else if (o.value) {
+      if (o.value) {
         const cfg = `${n.path ? n.path + '.' : ''}output.${o.name}`;
         const obj = `${inst.addr ? inst.addr + '.' : ''}output.${o.name}`;
         this.ctx.runConditions('output-pre', o.preconditions, inst, {}, undefined, cfg, obj, diags);
@@ -208,6 +206,12 @@ class Planner {
         }
       }
       inst.outputs.set(n.name, v);
+      if (n.path === '' && !hasErr(diags)) {
+        // As Terraform, the refreshed (prior) state carries the root outputs' new values when they are known.
+        const [u] = v.unmarkDeep();
+        if (u.isWhollyKnown && !u.isNull) this.refreshState.setOutputValue(n.name, { valueJSON: marshal(u), typeJSON: marshalType(u.type), sensitive: o.sensitive });
+        else if (u.isNull) this.refreshState.setOutputValue(n.name, null);
+      }
       if (n.path === '') {
         const prev = this.prevRunState.outputs.get(n.name);
         let before = Value.null();
@@ -219,7 +223,8 @@ class Planner {
         if (this.mode === 'destroy') after = Value.null();
         let action: Action;
         if (!prev) action = after.isNull && after.isKnown ? 'NoOp' : 'Create';
-        else if (after.isKnown && after.isNull) action = 'Delete';
+        else if (this.mode === 'destroy') action = 'Delete';
+        else if (prev.sensitive !== o.sensitive) action = 'Update';
         else {
           const a = after.unmarkDeep()[0];
           const b = before.unmarkDeep()[0];

@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'outputs set to null, removed, made sensitive, unknown, and new with null',
+    v1: 'resource "terraform_data" "a" {\n  input = "x"\n}\noutput "n" {\n  value = "v"\n}\noutput "gone" {\n  value = 1\n}\noutput "s" {\n  value = "s"\n}\noutput "u" {\n  value = terraform_data.a.output\n}\n',
+    v2: 'resource "terraform_data" "a" {\n  input = "y"\n}\noutput "n" {\n  value = null\n}\noutput "s" {\n  value     = "s"\n  sensitive = true\n}\noutput "u" {\n  value = terraform_data.a.output\n}\noutput "newnull" {\n  value = null\n}\n',
+  },
+  {
     name: 'a reference chain through a local and a module output records transitive dependencies',
     v1: 'resource "terraform_data" "z" {}\n',
     v2: 'resource "terraform_data" "a" {}\nlocals {\n  l = terraform_data.a.id\n}\nresource "terraform_data" "b" {\n  input = local.l\n}\nresource "terraform_data" "c" {\n  input = terraform_data.b.id\n  depends_on = [terraform_data.z2]\n}\nresource "terraform_data" "z2" {}\n',
