@@ -49,24 +49,25 @@ export class Harness {
     this.p = loopbackProvider(raw);
   }
 
-  async schema(type: string): Promise<Schema> {
+  /** The schema of a managed resource type, or of a data source with mode 'data' (a type may be both). */
+  async schema(type: string, mode: 'managed' | 'data' = 'managed'): Promise<Schema> {
     if (!this.schemas) {
       const r = await this.p.getProviderSchema();
       this.schemas = r.resourceTypes;
       this.dataSchemas = r.dataSources;
     }
-    const s = this.schemas[type] ?? this.dataSchemas![type];
-    assert.ok(s, `no schema for ${type}`);
+    const s = mode === 'data' ? this.dataSchemas![type] : (this.schemas[type] ?? this.dataSchemas![type]);
+    assert.ok(s, `no ${mode} schema for ${type}`);
     return s;
   }
 
-  async block(type: string): Promise<Block> {
-    return (await this.schema(type)).block;
+  async block(type: string, mode: 'managed' | 'data' = 'managed'): Promise<Block> {
+    return (await this.schema(type, mode)).block;
   }
 
   /** A configuration object: the given attributes, everything else null. */
-  async config(type: string, attrs: Record<string, Value>): Promise<Value> {
-    return objectFor(await this.block(type), attrs);
+  async config(type: string, attrs: Record<string, Value>, mode: 'managed' | 'data' = 'managed'): Promise<Value> {
+    return objectFor(await this.block(type, mode), attrs);
   }
 
   async validate(type: string, attrs: Record<string, Value>): Promise<string[]> {
@@ -76,7 +77,7 @@ export class Harness {
   }
 
   async validateData(type: string, attrs: Record<string, Value>): Promise<string[]> {
-    const config = await this.config(type, attrs);
+    const config = await this.config(type, attrs, 'data');
     const r = await this.p.validateDataResourceConfig({ typeName: type, config });
     return r.diagnostics.map(diagText);
   }
@@ -160,11 +161,11 @@ export class Harness {
   }
 
   async readData(type: string, attrs: Record<string, Value>): Promise<{ state: Value; diagnostics: string[] }> {
-    const config = await this.config(type, attrs);
+    const config = await this.config(type, attrs, 'data');
     const r = await this.p.readDataSource({ typeName: type, config, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
     const diagnostics = r.diagnostics.map(diagText);
     if (!r.diagnostics.some((d) => d.severity === 'error')) {
-      assert.deepEqual(valueConformsToSchema(await this.block(type), r.state).map(formatError), []);
+      assert.deepEqual(valueConformsToSchema(await this.block(type, 'data'), r.state).map(formatError), []);
       assert.ok(r.state.isWhollyKnown);
     }
     return { state: r.state, diagnostics };

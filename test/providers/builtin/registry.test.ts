@@ -32,11 +32,20 @@ function check(c: Case): void {
 }
 
 check({
-  scenario: 'The registry lists the terraform, null and random providers with their local names and versions.',
+  scenario: 'The registry lists every built-in provider (terraform, null, random, local, time, tls, http, archive) with its local name and version.',
   run: async () => {
     return BUILTIN_PROVIDERS.map((p) => `${p.address}@${p.version} (${p.name})`).sort();
   },
-  want: ['registry.terraform.io/hashicorp/null@3.2.4 (null)', 'registry.terraform.io/hashicorp/random@3.7.2 (random)', 'terraform.io/builtin/terraform@ (terraform)'],
+  want: [
+    'registry.terraform.io/hashicorp/archive@2.7.1 (archive)',
+    'registry.terraform.io/hashicorp/http@3.5.0 (http)',
+    'registry.terraform.io/hashicorp/local@2.5.3 (local)',
+    'registry.terraform.io/hashicorp/null@3.2.4 (null)',
+    'registry.terraform.io/hashicorp/random@3.7.2 (random)',
+    'registry.terraform.io/hashicorp/time@0.12.1 (time)',
+    'registry.terraform.io/hashicorp/tls@4.0.6 (tls)',
+    'terraform.io/builtin/terraform@ (terraform)',
+  ],
 });
 
 check({
@@ -48,7 +57,9 @@ check({
       const s = await p.getProviderSchema();
       const problems = [...s.diagnostics.map((d) => d.summary)];
       for (const [t, sc] of [...Object.entries(s.resourceTypes), ...Object.entries(s.dataSources)]) {
-        if (!t.startsWith(bp.name + '_')) problems.push(`${t}: wrong prefix`);
+        // Terraform implies a provider from the type's prefix up to the first underscore, or the whole name
+        // when it has none (data "http" belongs to provider "http").
+        if (t !== bp.name && !t.startsWith(bp.name + '_')) problems.push(`${t}: wrong prefix`);
         problems.push(...malformed(sc.block).map((m) => `${t}.${m}`));
       }
       out[bp.name] = problems;
@@ -56,7 +67,7 @@ check({
     }
     return out;
   },
-  want: { terraform: [], null: [], random: [] },
+  want: { terraform: [], null: [], random: [], local: [], time: [], tls: [], http: [], archive: [] },
 });
 
 check({
