@@ -212,8 +212,16 @@ function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: s
 
 /** The references of an expression, from its AST (lang/parse.ts references, HCL's Variables()). */
 export function refsOf(e: Expression): Reference[] {
-  return references(e.ast).map(toReference);
+  let refs = refsCache.get(e);
+  if (!refs) {
+    refs = references(e.ast).map(toReference);
+    refsCache.set(e, refs);
+  }
+  return refs;
 }
+
+/** References by expression: expressions of unchanged files are reused across loads (load.ts FileCache). */
+const refsCache = new WeakMap<Expression, Reference[]>();
 
 function toReference(t: Traversal): Reference {
   const steps: RefStep[] = [];
@@ -233,6 +241,43 @@ function exprsOfBody(b: Resource['config']): Expression[] {
   return out;
 }
 
+/** Reference check results by expression, valid while the declarations (declarationSignature) are the same. */
+const checkCache = new WeakMap<Expression, { sig: number; scope: string; mod: string; diags: Diagnostic[]; targets: (string | undefined)[] }>();
+
+function scopeKey(s: Scope): string {
+  return `${s.count ? 'c' : ''}${s.each ? 'e' : ''}${s.self ? 's' : ''}${s.extra?.size ? ':' + [...s.extra].join(',') : ''}`;
+}
+
+/**
+ * Everything checkRef reads besides the reference and scope: declared names (and their order, which decides
+ * suggestions and which duplicate is found first), count/for_each presence of resources and module calls, the
+ * outputs of called modules.
+ */
+function declarationSignature(mod: Module): number {
+  const parts: string[] = [mod.path, [...mod.variables.keys()].join(','), [...mod.locals.keys()].join(',')];
+  for (const m of mod.moduleCalls.values()) parts.push(`m${m.name}${m.count ? 'c' : ''}${m.forEach ? 'f' : ''}${m.module ? '(' + [...m.module.outputs.keys()].join(',') + ')' : ''}`);
+  const lookup = resourceLookup(mod);
+  for (const [k, r] of lookup.all) parts.push(`${k}${r.count ? 'c' : ''}${r.forEach ? 'f' : ''}${lookup.resources.has(k) ? '' : 'k'}`);
+  const sig = parts.join('\n');
+  // Interned as a number, so that each expression compares it in constant time.
+  let id = signatureIds.get(sig);
+  if (id === undefined) {
+    if (signatureIds.size >= 64) signatureIds.clear();
+    signatureIds.set(sig, (id = ++lastSignatureId));
+  }
+  return id;
+}
+const signatureIds = new Map<string, number>();
+let lastSignatureId = 0;
+
+/** exprsOfBody, kept per Body (bodies of unchanged files are reused across loads). */
+const bodyExprsCache = new WeakMap<Resource['config'], Expression[]>();
+function bodyExprs(b: Resource['config']): Expression[] {
+  let l = bodyExprsCache.get(b);
+  if (!l) bodyExprsCache.set(b, (l = exprsOfBody(b)));
+  return l;
+}
+
 /** Runs reference checks and cycle detection over a module and its loaded children. */
 export function checkModule(mod: Module): Diagnostic[] {
   const diags: Diagnostic[] = [];
@@ -245,15 +290,27 @@ export function checkModule(mod: Module): Diagnostic[] {
     }
     return edges.get(n)!;
   };
+  const sig = declarationSignature(mod);
   const visit = (from: string | undefined, exprs: (Expression | undefined)[], scope: Scope) => {
     const deps = from ? node(from) : undefined;
+    const sk = scopeKey(scope);
     for (const e of exprs) {
       if (!e) continue;
-      for (const r of refsOf(e)) {
-        const to = checkRef(mod, r, scope, diags);
-        if (to && deps && to !== from) deps.add(to);
-        if (to && deps && to === from && from.startsWith('local.')) deps.add(to);
+      // An expression's checks depend only on its references, its scope and the module's declarations.
+      let c = checkCache.get(e);
+      if (!c || c.sig !== sig || c.scope !== sk || c.mod !== mod.path) {
+        const own: Diagnostic[] = [];
+        const targets: (string | undefined)[] = [];
+        for (const r of refsOf(e)) targets.push(checkRef(mod, r, scope, own));
+        c = { sig, scope: sk, mod: mod.path, diags: own, targets };
+        checkCache.set(e, c);
       }
+      for (const d of c.diags) diags.push(d);
+      if (deps)
+        for (const to of c.targets) {
+          if (to && to !== from) deps.add(to);
+          if (to && to === from && from!.startsWith('local.')) deps.add(to);
+        }
     }
   };
   const none: Scope = { count: false, each: false, self: false };
@@ -263,9 +320,9 @@ export function checkModule(mod: Module): Diagnostic[] {
   for (const l of mod.locals.values()) visit(`local.${l.name}`, [l.expr], none);
   for (const r of mod.resources) {
     const key = resourceKey(r);
-    const scope: Scope = { count: !!r.count, each: !!r.forEach, self: false, extra: new Set(r.dynamic.map((d) => d.iterator ?? d.blockType)) };
+    const scope: Scope = { count: !!r.count, each: !!r.forEach, self: false, extra: r.dynamic.length ? new Set(r.dynamic.map((d) => d.iterator ?? d.blockType)) : undefined };
     visit(key, [r.count, r.forEach], none);
-    visit(key, exprsOfBody(r.config), scope);
+    visit(key, bodyExprs(r.config), scope);
     if (r.dependsOn) visit(key, [r.dependsOn], none);
     if (r.lifecycle) {
       for (const c of r.lifecycle.preconditions) visit(key, [c.condition, c.errorMessage], scope);
@@ -312,38 +369,73 @@ function nodeName(n: string): string {
   return n;
 }
 
-/** The first strongly connected component with more than one node (or a self loop), nodes sorted. */
+/**
+ * The first strongly connected component with more than one node (or a self loop), nodes sorted. Tarjan's
+ * algorithm over integer node ids, iterative (the same visiting order as the recursive formulation).
+ */
 function findCycle(edges: Map<string, Set<string>>, order: string[]): string[] | undefined {
+  const n = order.length;
+  const id = new Map<string, number>();
+  for (let i = 0; i < n; i++) id.set(order[i], i);
+  // Adjacency in the sets' iteration order, edges to unknown nodes dropped.
+  const adjStart = new Int32Array(n + 1);
+  const adj: number[] = [];
+  for (let i = 0; i < n; i++) {
+    adjStart[i] = adj.length;
+    for (const w of edges.get(order[i])!) {
+      const j = id.get(w);
+      if (j !== undefined) adj.push(j);
+    }
+  }
+  adjStart[n] = adj.length;
+  const idx = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
+  const callV: number[] = [];
+  const callE: number[] = [];
   let index = 0;
-  const idx = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
   let found: string[] | undefined;
-  const strong = (v: string) => {
-    idx.set(v, index);
-    low.set(v, index);
-    index++;
-    stack.push(v);
-    onStack.add(v);
-    for (const w of edges.get(v) ?? []) {
-      if (!edges.has(w)) continue;
-      if (!idx.has(w)) {
-        strong(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+  for (let root = 0; root < n; root++) {
+    if (idx[root] !== -1) continue;
+    callV.push(root);
+    callE.push(adjStart[root]);
+    idx[root] = low[root] = index++;
+    stack.push(root);
+    onStack[root] = 1;
+    while (callV.length > 0) {
+      const top = callV.length - 1;
+      const v = callV[top];
+      const e = callE[top];
+      if (e < adjStart[v + 1]) {
+        callE[top] = e + 1;
+        const w = adj[e];
+        if (idx[w] === -1) {
+          idx[w] = low[w] = index++;
+          stack.push(w);
+          onStack[w] = 1;
+          callV.push(w);
+          callE.push(adjStart[w]);
+        } else if (onStack[w]) low[v] = Math.min(low[v], idx[w]);
+        continue;
+      }
+      callV.pop();
+      callE.pop();
+      if (low[v] === idx[v]) {
+        const comp: string[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          comp.push(order[w]);
+        } while (w !== v);
+        if (!found && (comp.length > 1 || edges.get(order[v])!.has(order[v]))) found = comp.sort();
+      }
+      if (callV.length > 0) {
+        const parent = callV[callV.length - 1];
+        low[parent] = Math.min(low[parent], low[v]);
+      }
     }
-    if (low.get(v) === idx.get(v)) {
-      const comp: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        comp.push(w);
-      } while (w !== v);
-      if (!found && (comp.length > 1 || edges.get(v)?.has(v))) found = comp.sort();
-    }
-  };
-  for (const v of order) if (!idx.has(v)) strong(v);
+  }
   return found;
 }

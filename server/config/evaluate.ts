@@ -25,6 +25,7 @@ import { error } from '../diags/diagnostic';
 import type { Expr } from '../lang/ast';
 import { convert } from '../lang/convert';
 import { evaluate } from '../lang/eval';
+import { refsOf } from './checks';
 import type { FuncContext } from '../lang/funcs/function';
 import { ModuleScope, type ModuleData } from '../lang/scope';
 import * as T from '../lang/types';
@@ -339,6 +340,83 @@ export function forEachValue(
 
 // ---- validate: static count / for_each checks -----------------------------------------------------------
 
+/** Diagnostics of a count / for_each expression by the expression, with the key of what they depended on. */
+const repetitionCache = new WeakMap<HclExpression, { key: string; diags: Diagnostic[] }>();
+const objectIds = new WeakMap<object, number>();
+let lastObjectId = 0;
+function objectId(o: object): number {
+  let id = objectIds.get(o);
+  if (id === undefined) objectIds.set(o, (id = ++lastObjectId));
+  return id;
+}
+
+/** Functions whose result depends on more than their arguments (files on disk): never cached. */
+const IMPURE = /file|template/;
+
+/**
+ * What a count / for_each expression reads in checkRepetition: input variables (their declarations' type
+ * expressions and sensitivity) and local values (their expressions, transitively), identified by object, and
+ * path.* and terraform.* (constant for a module). `key` is undefined when the expression reads anything else
+ * (resources, modules, count, each, functions reading files): such results are not cached.
+ */
+class RepetitionDeps {
+  private readonly localKeys = new Map<string, string | undefined | null>(); // null: being computed (a cycle)
+  constructor(
+    private readonly mod: Module,
+    private readonly base: string,
+  ) {}
+
+  key(e: HclExpression): string | undefined {
+    const k = this.exprKey(e);
+    return k === undefined ? undefined : `${this.base}\u0000${k}`;
+  }
+
+  private exprKey(e: HclExpression): string | undefined {
+    if (IMPURE.test(e.text)) return undefined;
+    let out = `e${objectId(e)}`;
+    for (const t of refsOf(e)) {
+      const first = t.steps[0];
+      const name = first && first.kind === 'attr' ? first.name : undefined;
+      switch (t.root) {
+        case 'path':
+        case 'terraform':
+          continue;
+        case 'var': {
+          if (name === undefined) return undefined;
+          const v = this.mod.variables.get(name);
+          if (!v) return undefined;
+          out += `,v${name}:${v.typeExpr ? objectId(v.typeExpr) : 'd'}${v.sensitive ? 's' : ''}`;
+          continue;
+        }
+        case 'local': {
+          if (name === undefined) return undefined;
+          const k = this.local(name);
+          if (k === undefined) return undefined;
+          out += `,l${name}:${k}`;
+          continue;
+        }
+        default:
+          return undefined;
+      }
+    }
+    return out;
+  }
+
+  private local(name: string): string | undefined {
+    if (this.localKeys.has(name)) {
+      const k = this.localKeys.get(name);
+      return k === null ? 'cycle' : k;
+    }
+    const l = this.mod.locals.get(name);
+    if (!l) return undefined;
+    this.localKeys.set(name, null);
+    const k = this.exprKey(l.expr);
+    this.localKeys.set(name, k === undefined ? undefined : `(${k})`);
+    return k === undefined ? undefined : `(${k})`;
+  }
+}
+
+
 /**
  * What `terraform validate` reports about count and for_each arguments: every input variable is unknown
  * (of its type), resources are unknown, so only values that are known and invalid are errors (a negative
@@ -354,28 +432,49 @@ export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
     const scope = ev.scope();
     // Diagnostics use the source expression's range (HCL's, which includes a template's quotes).
     const items: { count?: HclExpression; forEach?: HclExpression }[] = [...m.resources, ...m.moduleCalls.values()];
+    const deps = new RepetitionDeps(m, `${cwd}\u0000${addr}`);
+    const check = (e: HclExpression, run: (out: Diagnostic[]) => void) => {
+      // The result depends only on the expression and what it reads (see RepetitionDeps): reused while
+      // those are the same objects (files unchanged since the last analysis).
+      const key = deps.key(e);
+      const c = key === undefined ? undefined : repetitionCache.get(e);
+      if (c && c.key === key) {
+        for (const d of c.diags) diags.push(d);
+        return;
+      }
+      const out: Diagnostic[] = [];
+      run(out);
+      if (key !== undefined) repetitionCache.set(e, { key, diags: out });
+      for (const d of out) diags.push(d);
+    };
     for (const it of items) {
       if (it.count) {
-        const r = evaluate(it.count.ast, scope);
-        if (r.diagnostics.length) continue; // reference problems are checks.ts's
-        const v = r.value;
-        if (v.isKnown && !v.isNull && v.unmark()[0].type.kind !== 'number') {
-          const c = convert(v.unmark()[0], T.Number);
-          if (c.error !== undefined) {
-            diags.push(error('Incorrect value type', `Invalid expression value: ${c.error}.`, it.count.range));
-            continue;
+        const count = it.count;
+        check(count, (out) => {
+          const r = evaluate(count.ast, scope);
+          if (r.diagnostics.length) return; // reference problems are checks.ts's
+          const v = r.value;
+          if (v.isKnown && !v.isNull && v.unmark()[0].type.kind !== 'number') {
+            const c = convert(v.unmark()[0], T.Number);
+            if (c.error !== undefined) {
+              out.push(error('Incorrect value type', `Invalid expression value: ${c.error}.`, count.range));
+              return;
+            }
           }
-        }
-        diags.push(...countValue(v, it.count.range, { allowUnknown: true }).diagnostics);
+          out.push(...countValue(v, count.range, { allowUnknown: true }).diagnostics);
+        });
       }
       if (it.forEach) {
-        const r = evaluate(it.forEach.ast, scope);
-        if (r.diagnostics.length) continue;
-        const fe = forEachValue(r.value, it.forEach.range, { allowUnknown: true });
-        for (const d of fe.diagnostics) {
-          const values = expressionValues(it.forEach.ast, scope);
-          diags.push(values.length ? { ...d, values } : d);
-        }
+        const forEach = it.forEach;
+        check(forEach, (out) => {
+          const r = evaluate(forEach.ast, scope);
+          if (r.diagnostics.length) return;
+          const fe = forEachValue(r.value, forEach.range, { allowUnknown: true });
+          for (const d of fe.diagnostics) {
+            const values = expressionValues(forEach.ast, scope);
+            out.push(values.length ? { ...d, values } : d);
+          }
+        });
       }
     }
     for (const c of m.moduleCalls.values()) if (c.module) walk(c.module, `${addr ? addr + '.' : ''}module.${c.name}`);

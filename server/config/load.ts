@@ -5,7 +5,7 @@
 // Syntax errors come from syntax/errors.ts; reference checks from checks.ts.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, warning } from '../diags/diagnostic';
 import * as T from '../lang/types';
@@ -310,6 +310,10 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   const files = listConfigFiles(dir, opts) ?? [];
   const parser = newParser();
   const parsed: ParsedFile[] = [];
+  // Overrides merge into (mutate) the bodies of primary files: a directory with override files is loaded
+  // without the cache, and its files leave it.
+  const fopts = files.some(isOverride) && opts.cache ? { ...opts, cache: undefined } : opts;
+  if (fopts !== opts) for (const f of files) opts.cache!.delete(join(dir, f));
   try {
     for (const f of files) {
       const abs = join(dir, f);
@@ -321,7 +325,7 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
       }
       const display = relative(resolve(base), abs) || f;
       res.sources.set(display, text);
-      const entry = fileEntry(abs, display, text, parser, opts);
+      const entry = fileEntry(abs, display, text, parser, fopts);
       if (!entry) continue;
       res.diagnostics.push(...entry.diagnostics);
       for (const b of entry.contexts) res.contexts.push(b);
@@ -332,8 +336,6 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   }
   const primary = parsed.filter((p) => !p.override);
   const overrides = parsed.filter((p) => p.override);
-  // Overrides merge into (mutate) the bodies of primary files: those must not be the cached ones.
-  if (overrides.length > 0 && opts.cache) for (const p of parsed) opts.cache.delete(join(dir, basename(p.name)));
   mod.files = [...primary, ...overrides].map((p) => p.name);
   for (const f of primary) decodeFile(f, mod, res, false);
   for (const f of overrides) decodeFile(f, mod, res, true);
