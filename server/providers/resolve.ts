@@ -438,3 +438,12 @@ export function resolveResourceProviders(root: Module): Map<string, AbsProviderC
     }
   return out;
 }
+
+/**
+ * For editors and validate-like checks: the providers the configuration needs that Foresight cannot supply
+ * (not built in, or no built-in version meets the constraints), as error diagnostics at the
+ * required_providers entry or the first resource / provider block needing them. Lock files are ignored.
+ */
+export function providerAvailabilityDiagnostics(root: Module): Diagnostic[] {
+  return selectProviders(treeRequirements(root), foresightProviders(), new Map(), false).diagnostics.filter((d) => d.subject);
+}

@@ -12,6 +12,7 @@ import {
   absProviderConfigString,
   foresightProviders,
   formatRequirementsTree,
+  providerAvailabilityDiagnostics,
   requirementsByModule,
   resolveResourceProviders,
   selectProviders,
@@ -99,4 +100,14 @@ test('the unavailable-provider diagnostic lists what Foresight has', async () =>
     'This configuration requires provider hashicorp/aws, which Foresight does not have. Foresight does not download providers; it can use only the providers built into it:\n' +
       have.map((h) => '  - ' + h).join('\n'),
   );
+});
+
+test('availability diagnostics for editors: located at the requirement, none when everything is built in', async () => {
+  const bad = await load({ 'main.tf': 'resource "terraform_data" "ok" {}\n\nresource "google_storage_bucket" "b" {}\n' });
+  assert.deepEqual(
+    providerAvailabilityDiagnostics(bad.module).map((d) => [d.summary, d.subject?.start.line, d.subject?.start.column, d.subject?.end.column]),
+    [['Provider not available in Foresight', 3, 10, 33]],
+  );
+  const good = await load({ 'main.tf': 'resource "terraform_data" "ok" {}\nresource "random_id" "r" {\n  byte_length = 2\n}\n' });
+  assert.deepEqual(providerAvailabilityDiagnostics(good.module), []);
 });
