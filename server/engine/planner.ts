@@ -755,6 +755,22 @@ class Planner {
     const v = markObject(markWithPaths(resp.state, marks), schema);
     this.hooks.postReadData?.(addr, false, v);
     this.refreshState.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), n.providerAddr);
+    if (n.mod.checks.some((c) => c.data.includes(r))) {
+      // Data sources scoped to a check block are read again during apply, so the check reflects the result.
+      this.addChange({
+        addr,
+        prevRunAddr: addr,
+        providerAddr: n.providerAddr,
+        action: 'Read',
+        actionReason: 'ReadBecauseCheckNested',
+        before: Value.null(impliedType(block)),
+        after: v,
+        requiredReplace: [],
+        private: new Uint8Array(),
+        config: unmarkedConfig,
+        schemaVersion: schema.version,
+      });
+    }
     this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, v, configResourceAddr(n.path, resourceKey(addr)), instanceAddrString(addr), diags);
     outDiags.push(...diags);
     return v;

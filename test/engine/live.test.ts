@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'check blocks with scoped data sources, variable validations in modules, output preconditions in modules',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'variable "n" {\n  default = 2\n  validation {\n    condition     = var.n > 0\n    error_message = "positive"\n  }\n}\nresource "terraform_data" "a" {\n  input = var.n\n}\ncheck "c" {\n  data "terraform_remote_state" "s" {\n    backend = "local"\n    config  = { path = "${path.module}/other.tfstate" }\n  }\n  assert {\n    condition     = data.terraform_remote_state.s.outputs == {}\n    error_message = "no outputs expected"\n  }\n}\nmodule "m" {\n  for_each = toset(["x", "y"])\n  source   = "./m2"\n  v        = each.key\n}\n',
+  },
+  {
     name: 'outputs set to null, removed, made sensitive, unknown, and new with null',
     v1: 'resource "terraform_data" "a" {\n  input = "x"\n}\noutput "n" {\n  value = "v"\n}\noutput "gone" {\n  value = 1\n}\noutput "s" {\n  value = "s"\n}\noutput "u" {\n  value = terraform_data.a.output\n}\n',
     v2: 'resource "terraform_data" "a" {\n  input = "y"\n}\noutput "n" {\n  value = null\n}\noutput "s" {\n  value     = "s"\n  sensitive = true\n}\noutput "u" {\n  value = terraform_data.a.output\n}\noutput "newnull" {\n  value = null\n}\n',
@@ -139,7 +144,11 @@ for (const c of CASES) {
     }
     const root = mkdtempSync(join(tmpdir(), 'fs-live-'));
     const dir = join(root, 'w');
-    const env = newEnv({ 'main.tf': c.v1, 'm/main.tf': 'resource "terraform_data" "in" {}\n' });
+    const env = newEnv({
+      'main.tf': c.v1,
+      'm/main.tf': 'resource "terraform_data" "in" {}\n',
+      'm2/main.tf': 'variable "v" {\n  validation {\n    condition     = length(var.v) == 1\n    error_message = "one letter"\n  }\n}\nresource "terraform_data" "r" {\n  input = var.v\n}\noutput "o" {\n  value = terraform_data.r.output\n  precondition {\n    condition     = var.v != "q"\n    error_message = "no q"\n  }\n}\n',
+    });
     execFileSync('cp', ['-r', env.dir, dir]);
     tf(dir, ['init', '-input=false', '-no-color']);
     tf(dir, ['apply', '-input=false', '-auto-approve', '-no-color']);
@@ -187,6 +196,8 @@ for (const c of CASES) {
       const o = JSON.parse(JSON.stringify(j)) as Record<string, unknown>;
       delete o.serial;
       delete o.lineage;
+      // Terraform writes check results in random order (the conformance normaliser sorts them too).
+      if (Array.isArray(o.check_results)) (o.check_results as { config_addr: string }[]).sort((x, y) => (x.config_addr < y.config_addr ? -1 : 1));
       return JSON.stringify(o, null, 1).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<UUID>').replace(/"deposed": "[0-9a-f]{8}"/g, '"deposed": "<K>"');
     };
     assert.equal(norm(stateJSON(a.state)), norm(JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8'))));
