@@ -51,6 +51,12 @@ const SNIPPETS = [
   '\nlocals {\n  c1 = local.c2\n  c2 = local.c1\n}\n',
   '\noutput "p" {\n  value = var.nope\n}\n',
   '\nresource "terraform_data" "z" {\n  count = "many"\n}\n',
+  '\nresource "terraform_data" "y" {\n  count = local.double_0 - 20\n}\n',
+  '\nresource "terraform_data" "w" {\n  for_each = local.names_1\n}\n',
+  '\nlocals {\n  names_1 = [1, 2]\n}\n',
+  '\nvariable "size_1" {\n  type = string\n}\n',
+  '"s"',
+  '-30',
 ];
 
 function toPos(text: string, off: number): { line: number; character: number } {
@@ -61,10 +67,10 @@ function toPos(text: string, off: number): { line: number; character: number } {
 
 const norm = (r: { diagnostics: unknown[] }) => JSON.stringify(r.diagnostics);
 
-test('incremental analysis equals a full analysis after each of 120 random edits', async () => {
+test('incremental analysis equals a full analysis after each of 200 random edits', async () => {
   await initParser();
   const dir = mkdtempSync(join(tmpdir(), 'foresight-incr-'));
-  const n = 4;
+  const n = 2;
   const texts = new Map<string, string>();
   for (let i = 0; i < n; i++) {
     const p = join(dir, `f${i}.tf`);
@@ -76,35 +82,67 @@ test('incremental analysis equals a full analysis after each of 120 random edits
     assert.equal(norm(await a.analyze()), norm(await validateDirectory(dir, { overlays: new Map() })));
     const g = rng(42);
     let withDiags = 0;
-    for (let e = 0; e < 120; e++) {
-      const p = join(dir, `f${Math.floor(g() * n)}.tf`);
+    let repetition = 0;
+    let undeclared = 0;
+    for (let e = 0; e < 200; e++) {
+      let p = join(dir, `f${Math.floor(g() * n)}.tf`);
+      const kind = g();
+      if (kind < 0.3) {
+        // Revert one of the edited files (so that configurations without syntax errors come back).
+        const edited = [...texts].filter(([q, t]) => t !== fileText(Number(q.slice(-4, -3)))).map(([q]) => q);
+        if (edited.length) p = edited[Math.floor(g() * edited.length)];
+      }
       const old = texts.get(p)!;
       let next: string;
       let r;
-      const kind = g();
-      if (kind < 0.15) {
+      let start: number;
+      let end: number;
+      let ins: string;
+      if (kind < 0.3) {
         // Revert the file to its original text.
         next = fileText(Number(p.slice(-4, -3)));
         r = await a.update(p, next);
+        texts.set(p, next);
+        const full = await validateDirectory(dir, { overlays: new Map(texts) });
+        assert.equal(norm(r), norm(full), `edit ${e} of ${p}`);
+        if (full.diagnostics.length) withDiags++;
+        continue;
+      } else if (kind < 0.5) {
+        // A whole block at a block boundary (keeps the syntax valid).
+        const blocks = SNIPPETS.filter((x) => x.startsWith('\n') && x.length > 2);
+        const bounds = [...old.matchAll(/\n\n/g)].map((m) => m.index! + 1);
+        start = end = bounds.length ? bounds[Math.floor(g() * bounds.length)] : old.length;
+        ins = blocks[Math.floor(g() * blocks.length)];
+      } else if (kind < 0.9) {
+        // One reference replaced by another (declared or not, counted or not).
+        const refs = [...old.matchAll(/(var|local|terraform_data)\.[a-z_0-9]+/g)];
+        const m = refs[Math.floor(g() * refs.length)];
+        start = m ? m.index! : 0;
+        end = m ? start + m[0].length : 0;
+        const repl = ['var.size_0', 'var.size_7', 'local.double_1', 'local.names_0', 'local.nope', 'terraform_data.a0', 'terraform_data.b1', 'terraform_data.zz', '"s"', '-1'];
+        ins = repl[Math.floor(g() * repl.length)];
       } else {
-        const start = Math.floor(g() * (old.length + 1));
+        start = Math.floor(g() * (old.length + 1));
         const del = g() < 0.4 ? Math.floor(g() * 12) : 0;
-        const end = Math.min(old.length, start + del);
-        const ins = g() < 0.8 ? SNIPPETS[Math.floor(g() * SNIPPETS.length)] : '';
-        next = old.slice(0, start) + ins + old.slice(end);
-        if (g() < 0.7) {
-          const ch: TextChange = { range: { start: toPos(old, start), end: toPos(old, end) }, text: ins };
-          r = await a.update(p, [ch]);
-        } else r = await a.update(p, next);
+        end = Math.min(old.length, start + del);
+        ins = g() < 0.8 ? SNIPPETS[Math.floor(g() * SNIPPETS.length)] : '';
       }
+      next = old.slice(0, start) + ins + old.slice(end);
+      if (g() < 0.7) {
+        const ch: TextChange = { range: { start: toPos(old, start), end: toPos(old, end) }, text: ins };
+        r = await a.update(p, [ch]);
+      } else r = await a.update(p, next);
       texts.set(p, next);
       const full = await validateDirectory(dir, { overlays: new Map(texts) });
       assert.equal(norm(r), norm(full), `edit ${e} of ${p}`);
       assert.deepEqual([...r.sources], [...full.sources]);
       if (full.diagnostics.length) withDiags++;
+      if (full.diagnostics.some((d) => /^(Invalid count|Invalid for_each|Incorrect value type)/.test(d.summary))) repetition++;
+      if (full.diagnostics.some((d) => d.summary.startsWith('Reference to undeclared'))) undeclared++;
     }
     // The sequence exercises both clean and broken configurations.
-    assert.ok(withDiags > 10 && withDiags < 120, `${withDiags} edits with diagnostics`);
+    assert.ok(withDiags > 10 && withDiags < 200, `${withDiags} edits with diagnostics`);
+    assert.ok(repetition > 0 && undeclared > 0, `${repetition} edits with count/for_each errors, ${undeclared} with undeclared references`);
   } finally {
     a.dispose();
     rmSync(dir, { recursive: true, force: true });
