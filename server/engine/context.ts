@@ -188,7 +188,7 @@ export function nodeDisplayName(n: Node): string {
     case 'module-close':
       return `${pre(n.path)}module.${n.call.name} (close)`;
     case 'resource':
-      return `${pre(n.path)}${resourceKey(n.res)} (expand)`;
+      return `${pre(n.path)}${resourceKey(n.res)}`;
     case 'check':
       return `${pre(n.path)}check.${n.mod.checks[n.index].name}`;
     case 'destroy':
@@ -455,7 +455,8 @@ export function displayOrder(g: Graph<Node>): (a: string, b: string) => number {
 
 /** "Cycle: a, b" diagnostics for the cycles of a graph. */
 export function cycleDiagnostics(g: Graph<Node>): Diagnostic[] {
-  return g.cycles().map((c) => error(`Cycle: ${c.map((k) => nodeDisplayName(g.get(k)!)).join(', ')}`));
+  // Terraform lists a cycle's nodes in no particular order; sorted names make the message deterministic.
+  return g.cycles().map((c) => error(`Cycle: ${c.map((k) => nodeDisplayName(g.get(k)!)).sort().join(', ')}`));
 }
 
 // ---- providers ---------------------------------------------------------------------------------------------------
