@@ -122,6 +122,17 @@ export function installLocalModules(workDir: string, root: Module, previous: Rea
         );
         continue;
       }
+      if (call.version) {
+        // With a version argument Terraform reads the source as a registry address, which a path is not.
+        res.diagnostics.push(
+          error(
+            'Invalid registry module source address',
+            `Failed to parse module registry address: can't use local directory ${JSON.stringify(call.source)} as a module registry address.\n\nTerraform assumed that you intended a module registry source address because you also set the argument "version", which applies only to registry modules.`,
+            call.sourceRange,
+          ),
+        );
+        continue;
+      }
       const source = normaliseLocalSource(call.source);
       const prev = records.get(key);
       if (upgrade || !prev || prev.Source !== source) {
