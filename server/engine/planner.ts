@@ -703,6 +703,17 @@ class Planner {
   }
 
   private async planData(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
+    if (n.mod.checks.some((c) => c.data.includes(n.res))) {
+      // Problems reading a data source scoped to a check block are warnings: checks never block a plan.
+      const ds: Diagnostic[] = [];
+      const v = await this.planDataInner(n, inst, addr, rep, schema, ds);
+      for (const d of ds) outDiags.push(d.severity === 'error' ? { ...d, severity: 'warning' } : d);
+      return v ?? Value.unknown(impliedType(schema.block));
+    }
+    return this.planDataInner(n, inst, addr, rep, schema, outDiags);
+  }
+
+  private async planDataInner(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
     const r = n.res;
     const diags: Diagnostic[] = [];
     const p = { provider: this.ctx.providerFor(n.providerAddr)! };

@@ -197,7 +197,11 @@ for (const c of CASES) {
       delete o.serial;
       delete o.lineage;
       // Terraform writes check results in random order (the conformance normaliser sorts them too).
-      if (Array.isArray(o.check_results)) (o.check_results as { config_addr: string }[]).sort((x, y) => (x.config_addr < y.config_addr ? -1 : 1));
+      if (Array.isArray(o.check_results)) {
+        const crs = o.check_results as { config_addr: string; objects: { object_addr: string }[] | null }[];
+        crs.sort((x, y) => (x.config_addr < y.config_addr ? -1 : 1));
+        for (const c of crs) c.objects?.sort((x, y) => (x.object_addr < y.object_addr ? -1 : 1));
+      }
       return JSON.stringify(o, null, 1).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<UUID>').replace(/"deposed": "[0-9a-f]{8}"/g, '"deposed": "<K>"');
     };
     assert.equal(norm(stateJSON(a.state)), norm(JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8'))));
