@@ -216,6 +216,9 @@ function staticBool(e: Expression | undefined, diags: Diagnostic[]): boolean | u
 
 /** Validates a name as hclsyntax.ValidIdentifier does. */
 export function validIdentifier(s: string): boolean {
+  // ASCII letters, digits, "_" and "-" are all the ASCII of ID_Start/ID_Continue: decide those without \p{}.
+  if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) return true;
+  if (/^[\x00-\x7f]*$/.test(s)) return false;
   return /^[\p{ID_Start}_][\p{ID_Continue}-]*$/u.test(s);
 }
 
@@ -337,8 +340,10 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   const primary = parsed.filter((p) => !p.override);
   const overrides = parsed.filter((p) => p.override);
   mod.files = [...primary, ...overrides].map((p) => p.name);
-  for (const f of primary) decodeFile(f, mod, res, false);
-  for (const f of overrides) decodeFile(f, mod, res, true);
+  // Without override files nothing mutates decoded declarations: resources of unchanged blocks are reused.
+  const reuse = overrides.length === 0 && !!opts.cache;
+  for (const f of primary) decodeFile(f, mod, res, false, reuse);
+  for (const f of overrides) decodeFile(f, mod, res, true, false);
   // child modules
   for (const call of mod.moduleCalls.values()) {
     if (call.source === undefined) continue;
@@ -412,7 +417,7 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
   return entry;
 }
 
-function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boolean): void {
+function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boolean, reuse = false): void {
   const diags = res.diagnostics;
   const c = content(f.body, fileSchema, false, diags);
   for (const b of c.blocks) {
@@ -527,7 +532,7 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
       case 'data':
       case 'ephemeral': {
         if (b.type === 'ephemeral') break;
-        const r = decodeResource(b, b.type === 'data' ? 'data' : 'managed', diags, f.name);
+        const r = reuse ? decodeResourceReused(b, b.type === 'data' ? 'data' : 'managed', diags, f.name) : decodeResource(b, b.type === 'data' ? 'data' : 'managed', diags, f.name);
         const existing = resourceIndex(mod).get(resourceKey(r));
         if (existing && !override) {
           diags.push(
@@ -926,6 +931,21 @@ const resourceSchema: Schema = {
     { type: '_' },
   ],
 };
+
+/** decodeResource results by block (blocks of unchanged files are the same objects, load FileCache). */
+const resourceDecodes = new WeakMap<Block, { mode: 'managed' | 'data'; file: string; r: Resource; diags: Diagnostic[] }>();
+
+/** decodeResource, reusing the result for the same block: a shallow copy, the caller may set its fields. */
+function decodeResourceReused(b: Block, mode: 'managed' | 'data', diags: Diagnostic[], file: string): Resource {
+  let c = resourceDecodes.get(b);
+  if (!c || c.mode !== mode || c.file !== file) {
+    const own: Diagnostic[] = [];
+    c = { mode, file, r: decodeResource(b, mode, own, file), diags: own };
+    resourceDecodes.set(b, c);
+  }
+  for (const d of c.diags) diags.push(d);
+  return { ...c.r, dynamic: [...c.r.dynamic] };
+}
 
 function decodeResource(b: Block, mode: 'managed' | 'data', diags: Diagnostic[], file: string): Resource {
   const [type, name] = b.labels;
