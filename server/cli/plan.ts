@@ -34,6 +34,22 @@ import { showPlanFile } from '../command/views/show';
 
 export type Verb = 'plan' | 'apply' | 'destroy' | 'refresh';
 
+/**
+ * Errors Terraform reports before Core's plan walk (variable collection, static validation of moved/removed
+ * blocks): with only these, no "Planning failed." banner is printed.
+ */
+const VALIDATE_TIME_ERRORS = new Set([
+  'No value for required variable',
+  'Value for undeclared variable',
+  'Failed to read variables file',
+  'Invalid -var option',
+  'Redundant move statement',
+  'Removed resource still exists',
+  'Moved object still exists',
+  'Ambiguous move statements',
+  'Cross-package move statement',
+]);
+
 export interface OperationArgs {
   verb: Verb;
   color: boolean;
@@ -248,7 +264,7 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
   }
   const diags = [...warnings, ...varDiags, ...(planResult?.diagnostics ?? [])];
   if (!planResult || hasErrors(diags)) {
-    view.planFailed(planResult?.plan, a.mode);
+    if (hasErrors(diags.filter((d) => !VALIDATE_TIME_ERRORS.has(d.summary)))) view.planFailed(planResult?.plan, a.mode);
     view.diagnostics(diags, render);
     return 1;
   }
@@ -285,23 +301,25 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
     return 0;
   }
 
-  // apply / destroy
+  // apply / destroy. Plan warnings are shown before the prompt; check-block results are reported by the
+  // apply walk instead (Terraform re-evaluates checks during apply and reports them once).
+  const planWarnings = diags.filter((d) => !/^Check block assertion/.test(d.summary));
+  view.diagnostics(planWarnings, render);
   const trivial = !hasChanges(plan);
   if (!a.autoApprove && !trivial) {
     view.prompt(a.mode, ws);
     const ans = await readAnswer(io);
     if (ans === undefined) {
-      view.diagnostics([...diags, error('error asking for approval: EOF')], render);
+      view.diagnostics([error('error asking for approval: EOF')], render);
       return 1;
     }
     view.answered();
     if (ans !== 'yes') {
-      view.diagnostics(diags, render);
       view.cancelled(a.mode);
       return 1;
     }
   }
-  return doApply(plan, cfg.module, mgr, ws, view, io, a, diags, render);
+  return doApply(plan, cfg.module, mgr, ws, view, io, a, [], render);
 }
 
 async function doApply(

@@ -110,6 +110,10 @@ function resourceChangeComment(c: ResourceInstanceChange, action: Action, drift:
       }
       if (c.deposedKey) out += '\n  # (left over from a partially-failed replacement of this instance)';
       break;
+    case 'Forget':
+      out += `[bold] # ${addr}[reset] will no longer be managed by Terraform, but [bold][red]will not be destroyed[reset]`;
+      out += '\n # (destroy = false is set in the configuration)';
+      break;
     case 'NoOp':
       if (prev !== instanceAddrString(c.addr)) {
         out += `[bold]  # ${prev}[reset] has moved to [bold]${addr}[reset]`;
@@ -140,7 +144,8 @@ function changeDiff(plan: Plan, c: { addr: InstanceAddr; providerAddr: string; b
 
 /** One resource change section (renderHumanDiff) without the leading blank line. */
 export function renderResourceChange(plan: Plan, c: ResourceInstanceChange, color: boolean, drift = false): string {
-  const d = changeDiff(plan, c);
+  // A forgotten object is shown as it is, unchanged.
+  const d = changeDiff(plan, c.action === 'Forget' ? { ...c, after: c.before } : c);
   const opts = { color, showUnchangedChildren: !!c.importing };
   const header = `${c.addr.mode === 'data' ? 'data' : 'resource'} "${c.addr.type}" "${c.addr.name}"`;
   const body = d ? d.render(0, opts) : '{}';
@@ -236,14 +241,13 @@ export function renderHumanPlan(plan: Plan, opts: PlanRenderOptions): string {
   }
   if (haveRefreshChanges) out += hr(color);
   if (counts.size > 0) {
-    if (opts.errored) out += wordWrap('\nTerraform planned the following actions, but then encountered a problem:\n', 77);
-    else out += wordWrap('\nTerraform used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:\n', 77);
+    out += wordWrap('\nTerraform used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:\n', 77);
     for (const a of ['Create', 'Update', 'Delete', 'DeleteThenCreate', 'CreateThenDelete', 'Read'] as Action[]) {
       if ((counts.get(a) ?? 0) > 0) out += colorize(actionDescription(a), color) + '\n';
     }
   }
   if (changes.length > 0) {
-    out += '\nTerraform will perform the following actions:\n';
+    out += opts.errored ? '\nTerraform planned the following actions, but then encountered a problem:\n' : '\nTerraform will perform the following actions:\n';
     for (const c of changes) out += '\n' + renderResourceChange(plan, c, color) + '\n';
     const n = (a: Action) => counts.get(a) ?? 0;
     const add = n('Create') + n('DeleteThenCreate') + n('CreateThenDelete');

@@ -115,13 +115,17 @@ export class JsonStream {
 
   plannedChanges(plan: Plan): void {
     for (const c of plan.changes) {
-      if (c.action === 'NoOp') continue;
+      const moved = instanceAddrString(c.prevRunAddr) !== instanceAddrString(c.addr);
+      if (c.action === 'NoOp' && !moved && !c.importing) continue;
       if (c.action === 'Delete' && c.addr.mode === 'data') continue;
-      const change: Record<string, unknown> = { resource: resourceJSON(c.addr), action: changeAction(c.action) };
+      const change: Record<string, unknown> = { resource: resourceJSON(c.addr) };
+      if (moved) change.previous_resource = resourceJSON(c.prevRunAddr);
+      const action = c.action === 'NoOp' ? (moved ? 'move' : 'import') : changeAction(c.action);
+      change.action = action;
       const reason = changeReason(c.actionReason);
       if (reason) change.reason = reason;
       const addr = instanceAddrString(c.addr) + (c.deposedKey ? ` (deposed object ${c.deposedKey})` : '');
-      this.emit('info', `${addr}: Plan to ${changeAction(c.action)}`, { change, type: 'planned_change' });
+      this.emit('info', `${addr}: Plan to ${action}`, { change, type: 'planned_change' });
     }
   }
 

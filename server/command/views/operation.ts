@@ -243,9 +243,13 @@ export class HumanView implements OperationView {
     this.io.stdout(renderHumanPlan(plan, { color: this.color }));
   }
 
+  /**
+   * An errored plan with changes is rendered ("planned the following actions, but then encountered a problem");
+   * otherwise only the "Planning failed." banner. The caller skips this for validate-time errors.
+   */
   planFailed(plan: Plan | undefined): void {
-    if (plan && (plan.changes.length > 0 || plan.outputs.length > 0)) this.io.stdout(renderHumanPlan(plan, { color: this.color, errored: true }));
-    else if (plan) this.io.stdout(renderHumanPlan(plan, { color: this.color, errored: true }));
+    if (plan && (plan.changes.some((c) => c.action !== 'NoOp') || plan.outputs.some((o) => o.action !== 'NoOp'))) this.io.stdout(renderHumanPlan(plan, { color: this.color, errored: true }));
+    else this.io.stdout(this.c('\n[reset][bold][red]Planning failed.[reset][bold] Terraform encountered an error while generating this plan.[reset]\n\n'));
   }
 
   diagnostics(diags: readonly Diagnostic[], render: RenderOptions): void {

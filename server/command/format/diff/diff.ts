@@ -49,6 +49,8 @@ export function diffActionSymbol(a: Action): string {
       return '  [yellow]~[reset]';
     case 'NoOp':
       return '   ';
+    case 'Forget':
+      return ' [red].[reset]';
     default:
       return '  ?';
   }
