@@ -53,6 +53,7 @@ import {
   WalkContext,
 } from './context';
 import { fqnOfProviderAddr, preventDestroyDiag } from './planner';
+import { applyIgnoreChanges } from './lifecycle';
 
 export interface ApplyOptions {
   config: Module;
@@ -363,8 +364,9 @@ class Applier {
 
     // The second plan, with everything known so far.
     const plannedBefore = unmarkDeepWithPaths(c.after).value;
-    const proposed = proposedNew(block, unmarkedPrior, ignoreChangesFromPlan(unmarkedConfig, plannedBefore, r.lifecycle?.ignoreChanges, unmarkedPrior));
-    const pr = await p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: unmarkedConfig, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+    const configForPlan = applyIgnoreChanges(unmarkedConfig, unmarkedPrior, r.lifecycle?.ignoreChanges);
+    const proposed = proposedNew(block, unmarkedPrior, configForPlan);
+    const pr = await p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: configForPlan, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
     diags.push(...pr.diagnostics);
     if (hasErr(pr.diagnostics)) {
       outDiags.push(...diags);
@@ -521,39 +523,6 @@ function e0(x: unknown): void {
 
 function isTrue(text: string | undefined): boolean {
   return text?.trim() === 'true';
-}
-
-/** ignore_changes during apply: the plan already carries the kept values, so ignored paths keep the planned ones. */
-function ignoreChangesFromPlan(config: Value, planned: Value, ic: unknown, prior: Value): Value {
-  void planned;
-  void prior;
-  if (!ic) return config;
-  if (ic === 'all') {
-    if (prior.isNull) return config;
-    const m = new Map<string, Value>();
-    for (const [k, v] of config.entries) m.set(k, prior.entries.get(k) ?? v);
-    return Value.raw(config.type, m);
-  }
-  if (prior.isNull) return config;
-  let out = config;
-  for (const e of ic as { refs: { root: string; steps: { kind: string; name?: string }[] }[] }[]) {
-    const ref = e.refs[0];
-    if (!ref) continue;
-    const steps = [ref.root, ...ref.steps.filter((s) => s.kind === 'attr').map((s) => s.name!)];
-    out = replaceAt(out, prior, steps);
-  }
-  return out;
-}
-
-function replaceAt(config: Value, prior: Value, steps: string[]): Value {
-  if (!steps.length) return prior;
-  if (!config.isKnown || config.isNull || config.type.kind !== 'object') return config;
-  const [h, ...t] = steps;
-  if (!config.entries.has(h)) return config;
-  const pv = prior.isKnown && !prior.isNull && prior.type.kind === 'object' ? prior.entries.get(h) ?? Value.null() : Value.null();
-  const m = new Map(config.entries);
-  m.set(h, replaceAt(config.entries.get(h)!, pv, t));
-  return Value.raw(config.type, m);
 }
 
 /** Terraform's Context.Apply: applies `plan` and returns the new state (also on errors: partial progress is kept). */

@@ -51,6 +51,7 @@ import {
 } from './context';
 import { matchesTargets, parseTarget, parseTargets, type Target } from './targets';
 import { applyMoves } from './refactor';
+import { applyIgnoreChanges } from './lifecycle';
 
 export interface PlanOptions {
   /** The loaded root module (config/load.ts loadModuleTree). */
@@ -535,7 +536,7 @@ class Planner {
     let priorForPlan = prior;
     if (tainted) priorForPlan = nullObj;
     const unmarkedPrior = unmarkDeepWithPaths(priorForPlan).value;
-    const configForPlan = this.ignoreChanges(r, unmarkedConfig, unmarkedPrior, diags);
+    const configForPlan = applyIgnoreChanges(unmarkedConfig, unmarkedPrior, r.lifecycle?.ignoreChanges);
     let proposed = proposedNew(block, unmarkedPrior, configForPlan);
     this.hooks.preDiff?.(addr, undefined, priorForPlan, proposed);
     let resp = await this.ctx.sem.run(() =>
@@ -630,30 +631,6 @@ class Planner {
     this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, after, cfgAddr, addrStr, diags);
     outDiags.push(...diags);
     return after;
-  }
-
-  /** ignore_changes: configured values at the ignored paths are replaced by the prior values. */
-  private ignoreChanges(r: Resource, config: Value, prior: Value, diags: Diagnostic[]): Value {
-    void diags;
-    const ic = r.lifecycle?.ignoreChanges;
-    if (!ic || prior.isNull) return config;
-    if (ic === 'all') {
-      // Every non-computed-only attribute keeps its prior value.
-      const m = new Map<string, Value>();
-      for (const [k, v] of config.entries) m.set(k, prior.entries.get(k) ?? v);
-      return Value.raw(config.type, m);
-    }
-    let out = config;
-    for (const e of ic) {
-      const steps: string[] = [];
-      const ast = e.ast as { kind: string; traversal?: { root: string; steps: { kind: string; name?: string }[] } };
-      const root = e.refs[0]?.root ?? (ast.traversal ? ast.traversal.root : undefined);
-      if (!root) continue;
-      steps.push(root);
-      for (const s of e.refs[0]?.steps ?? []) if (s.kind === 'attr') steps.push(s.name);
-      out = replaceAt(out, prior, steps);
-    }
-    return out;
   }
 
   private replaceTriggered(r: Resource, inst: ModuleInstance, rep: Repetition, diags: Diagnostic[]): boolean {
@@ -920,16 +897,6 @@ function fromState(p: import('../states/state').AttrPath): Path {
   });
 }
 
-function replaceAt(config: Value, prior: Value, steps: string[]): Value {
-  if (!steps.length) return prior;
-  if (!config.isKnown || config.isNull || config.type.kind !== 'object') return config;
-  const [h, ...t] = steps;
-  if (!config.entries.has(h)) return config;
-  const pv = prior.isKnown && !prior.isNull && prior.type.kind === 'object' ? prior.entries.get(h) ?? Value.null() : Value.null();
-  const m = new Map(config.entries);
-  m.set(h, replaceAt(config.entries.get(h)!, pv, t));
-  return Value.raw(config.type, m);
-}
 
 function withAddr(d: Diagnostic, addr: InstanceAddr, subject?: import('../diags/diagnostic').Range): Diagnostic {
   void addr;

@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'ignore_changes on an element of an attribute',
+    v1: 'resource "terraform_data" "a" {\n  input = { a = "1", b = "2" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\nresource "terraform_data" "b" {\n  input = { a = "1", b = "2" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\n',
+    v2: 'resource "terraform_data" "a" {\n  input = { a = "9", b = "2" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\nresource "terraform_data" "b" {\n  input = { a = "9", b = "3" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\n',
+  },
+  {
     name: 'check blocks with scoped data sources, variable validations in modules, output preconditions in modules',
     v1: 'resource "terraform_data" "z" {}\n',
     v2: 'variable "n" {\n  default = 2\n  validation {\n    condition     = var.n > 0\n    error_message = "positive"\n  }\n}\nresource "terraform_data" "a" {\n  input = var.n\n}\ncheck "c" {\n  data "terraform_remote_state" "s" {\n    backend = "local"\n    config  = { path = "${path.module}/other.tfstate" }\n  }\n  assert {\n    condition     = data.terraform_remote_state.s.outputs == {}\n    error_message = "no outputs expected"\n  }\n}\nmodule "m" {\n  for_each = toset(["x", "y"])\n  source   = "./m2"\n  v        = each.key\n}\n',
