@@ -39,7 +39,7 @@ export async function loadConfig(io: CliIO, absolute: boolean): Promise<{ res: L
   const res = await loadModuleTree(io.cwd);
   // The loader reads child modules from the module manifest, as Terraform's does (not from their directories).
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Unreadable module directory' && d.summary !== 'Module not installed');
-  const all = [...loadDiags, ...checkModulesInstalled(res.module, readModuleManifest(io.cwd))];
+  const all = [...loadDiags, ...checkModulesInstalled(res.module, readModuleManifest(io.cwd, io.env))];
   const fix = (f: string) => (absolute && !isAbsolute(f) ? join(io.cwd, f) : f);
   const fixRange = (r: Range | undefined): Range | undefined => (r ? { ...r, filename: fix(r.filename) } : r);
   const diags = all.map((d) => ({ ...d, subject: fixRange(d.subject), context: fixRange(d.context) }));
