@@ -10,6 +10,7 @@
 //   importer.ts `terraform import ADDR ID` (ImportResourceState + ReadResource into the state).
 //   refactor.ts moved blocks and implied count moves.
 //   conditions.ts custom conditions, check blocks and check results.
+//   lifecycle.ts  ignore_changes.
 //   targets.ts  -target / -replace address parsing and matching.
 //   hooks.ts    progress hooks (Creating..., Refreshing state...).
 // Consumers: the CLI verbs (plan, apply, destroy, refresh, import) and the language server's preview. The engine

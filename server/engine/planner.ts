@@ -653,9 +653,11 @@ class Planner {
         rest = rest.slice(1);
       } else if (/\[\s*count\.index\s*\]/.test(e.text) && rep.countIndex) {
         key = Number(rep.countIndex.num.toString());
-        rest = rest.filter(() => true);
       } else if (/\[\s*each\.key\s*\]/.test(e.text) && rep.each) key = rep.each.key.str;
-      const attrs = rest.filter((s) => s.kind === 'attr').map((s) => (s as { name: string }).name);
+      let attrs = rest.filter((s) => s.kind === 'attr').map((s) => (s as { name: string }).name);
+      // The static traversal stops at a dynamic index (`[each.key]`); the attributes after it come from the text.
+      const dyn = /\[\s*(?:count\.index|each\.key)\s*\]((?:\s*\.\s*[A-Za-z_][\w-]*)*)\s*$/.exec(e.text);
+      if (dyn) attrs = dyn[1].split('.').map((x) => x.trim()).filter((x) => x);
       const prefix = `${inst.addr ? inst.addr + '.' : ''}${isData ? 'data.' : ''}${type}.${name}`;
       for (const c of this.changes) {
         if (c.deposedKey !== undefined) continue;

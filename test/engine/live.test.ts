@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'replace_triggered_by per instance (count.index, each.key) and on an attribute that does not change',
+    v1: 'variable "v" {\n  default = ["1", "2"]\n}\nresource "terraform_data" "src" {\n  count = 2\n  input = var.v[count.index]\n}\nresource "terraform_data" "dst" {\n  count = 2\n  lifecycle {\n    replace_triggered_by = [terraform_data.src[count.index]]\n  }\n}\nresource "terraform_data" "m" {\n  for_each = { a = "x", b = "y" }\n  input    = each.value\n}\nresource "terraform_data" "n" {\n  for_each = { a = 1, b = 2 }\n  lifecycle {\n    replace_triggered_by = [terraform_data.m[each.key].id]\n  }\n}\n',
+    v2: 'variable "v" {\n  default = ["1", "3"]\n}\nresource "terraform_data" "src" {\n  count = 2\n  input = var.v[count.index]\n}\nresource "terraform_data" "dst" {\n  count = 2\n  lifecycle {\n    replace_triggered_by = [terraform_data.src[count.index]]\n  }\n}\nresource "terraform_data" "m" {\n  for_each = { a = "x", b = "z" }\n  input    = each.value\n}\nresource "terraform_data" "n" {\n  for_each = { a = 1, b = 2 }\n  lifecycle {\n    replace_triggered_by = [terraform_data.m[each.key].id]\n  }\n}\n',
+  },
+  {
     name: 'ignore_changes on an element of an attribute',
     v1: 'resource "terraform_data" "a" {\n  input = { a = "1", b = "2" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\nresource "terraform_data" "b" {\n  input = { a = "1", b = "2" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\n',
     v2: 'resource "terraform_data" "a" {\n  input = { a = "9", b = "2" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\nresource "terraform_data" "b" {\n  input = { a = "9", b = "3" }\n  lifecycle {\n    ignore_changes = [input["a"]]\n  }\n}\n',
