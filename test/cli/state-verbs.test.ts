@@ -39,7 +39,8 @@ function snapshot(dir: string): Record<string, string> {
       if (statSync(p).isDirectory()) walk(p);
       else {
         const rel = relative(dir, p);
-        if (rel === 'terraform.tfstate' || rel.startsWith('terraform.tfstate.d/') || rel === join('.terraform', 'environment')) out[rel] = readFileSync(p, 'utf8');
+        if (rel === 'terraform.tfstate' || rel === 'custom.tfstate' || rel.startsWith('terraform.tfstate.d/') || rel.startsWith('wsd/') || rel === join('.terraform', 'environment'))
+          out[rel] = readFileSync(p, 'utf8');
       }
     }
   };

@@ -13,6 +13,7 @@
 import { LocalBackend } from '../../backends/local/backend';
 import type { FilesystemStateManager } from '../../backends/local/filesystem';
 import { newLockInfo } from '../../backends/local/filesystem';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadModuleTree, type LoadResult } from '../../config/load';
 import { hasErrors, type Diagnostic, type Range } from '../../diags/diagnostic';
@@ -281,11 +282,34 @@ export interface BackendOptions {
   backupPath?: string;
 }
 
-/** The local backend of the working directory (Foresight supports only the local backend here). */
+/**
+ * The `backend "local"` configuration `init` recorded in `<data dir>/terraform.tfstate` (path, workspace_dir),
+ * or nothing when no backend is recorded.
+ */
+export function recordedLocalBackend(io: CliIO): { path?: string; workspaceDir?: string } {
+  try {
+    const doc = JSON.parse(readFileSync(join(io.cwd, io.env.TF_DATA_DIR || '.terraform', 'terraform.tfstate'), 'utf8')) as {
+      backend?: { type?: string; config?: { path?: unknown; workspace_dir?: unknown } };
+    };
+    if (doc.backend?.type !== 'local') return {};
+    const c = doc.backend.config ?? {};
+    return {
+      path: typeof c.path === 'string' && c.path !== '' ? c.path : undefined,
+      workspaceDir: typeof c.workspace_dir === 'string' && c.workspace_dir !== '' ? c.workspace_dir : undefined,
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** The local backend of the working directory, with the configuration `init` recorded for it. */
 export function localBackend(io: CliIO, opts: BackendOptions = {}): LocalBackend {
+  const rec = recordedLocalBackend(io);
   return new LocalBackend({
     cwd: io.cwd,
     env: io.env,
+    configPath: rec.path,
+    workspaceDir: rec.workspaceDir,
     statePath: opts.statePath || undefined,
     backupPath: opts.backupPath,
   });
@@ -303,7 +327,9 @@ export function currentWorkspace(io: CliIO): string {
 export async function stateCommandManager(io: CliIO, statePath: string, backupFlag: string): Promise<FilesystemStateManager> {
   const b = localBackend(io, { statePath });
   const ws = b.currentWorkspace();
-  const out = b.statePaths(ws).stateOut;
+  // Terraform derives the backup name from a local backend forced without the recorded configuration, so a
+  // backend `path`/`workspace_dir` does not move it.
+  const out = new LocalBackend({ cwd: io.cwd, env: io.env, statePath: statePath || undefined }).statePaths(ws).stateOut;
   const backup = backupFlag === '-' || backupFlag === '' ? `${out}.${Math.floor(Date.now() / 1000)}.backup` : backupFlag;
   const lb = localBackend(io, { statePath, backupPath: backup });
   return lb.stateMgr(ws);

@@ -17,7 +17,7 @@ def snapshot(d):
         for n in names:
             p = os.path.join(root, n)
             rel = os.path.relpath(p, d)
-            if rel == 'terraform.tfstate' or rel.startswith('terraform.tfstate.d/') or rel == os.path.join('.terraform', 'environment'):
+            if rel in ('terraform.tfstate', 'custom.tfstate') or rel.startswith('terraform.tfstate.d/') or rel.startswith('wsd/') or rel == os.path.join('.terraform', 'environment'):
                 with open(p, encoding='utf-8', errors='replace') as f:
                     files[rel] = f.read()
     return dict(sorted(files.items()))
