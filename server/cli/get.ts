@@ -8,7 +8,9 @@ import { error, hasErrors } from '../diags/diagnostic';
 import { renderDiagnosticsView } from '../diags/render';
 import { loadModuleTree } from '../config/load';
 import { HELP } from './help/index';
-import { uiError } from './providers';
+import { showDiagnostics, uiError } from './providers';
+import { consolidateWarnings, contextOfLoad, sortDiagnostics } from './init';
+import { providerVersionsFromWarnings, redundantEmptyProviderWarnings } from '../providers/resolve';
 import { installLocalModules, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
 
 export interface GetIO {
@@ -77,6 +79,12 @@ export async function runGet(args: string[], io: GetIO): Promise<number> {
     io.stderr(renderDiagnosticsView(diags.filter((d) => d.severity === 'error'), opts));
     return 1;
   }
+  // Warnings of the configuration the installer built, consolidated, through the older UI.
+  const warns = [
+    ...res.diagnostics.filter((d) => d.severity === 'warning'),
+    ...redundantEmptyProviderWarnings(res.module, providerVersionsFromWarnings(res.diagnostics, res.sources)),
+  ];
+  if (warns.length) io.stdout(showDiagnostics(consolidateWarnings(sortDiagnostics(warns)), { ...opts, contextOf: contextOfLoad(res) }));
   return 0;
 }
 

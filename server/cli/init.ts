@@ -40,7 +40,7 @@ import type { ProviderLock } from '../depsfile/locks';
 import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
 import type { AvailableProvider } from '../providers/resolve';
 import { stateProviders } from '../providers/resolve';
-import { checkRequiredProviderSources, foresightProviders, providerVersionsFromWarnings, selectProviders, treeRequirements } from '../providers/resolve';
+import { checkRequiredProviderSources, foresightProviders, providerVersionsFromWarnings, redundantEmptyProviderWarnings, selectProviders, treeRequirements } from '../providers/resolve';
 import { compareProviders, isBuiltIn, parseFullyQualified, providerForDisplay, providerString } from '../addrs/provider';
 import { providerConstraintsString } from '../versions/provider';
 import { goJson, jsonDiagnostic } from './validate';
@@ -457,6 +457,10 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   // Root warnings come from both loads; the human view consolidates them.
   const rootWarnings = earlyDiags.filter((d) => d.severity === 'warning');
   diags.push(...rootWarnings, ...rootWarnings.filter((d) => d.subject));
+  // Provider configuration checks run when the tree is built, by the installer and again by the full load.
+  const blockVersions = providerVersionsFromWarnings(res.diagnostics, res.sources);
+  const providerWarnings = redundantEmptyProviderWarnings(res.module, blockVersions);
+  diags.push(...providerWarnings, ...(a.getModules && res.module.moduleCalls.size > 0 ? providerWarnings : []));
   // Without module installation, child modules must already be recorded in the manifest.
   const installDiags = a.getModules ? [] : checkModulesInstalled(res.module, readModuleManifest(dir, io.env));
   const fullDiags = [...childDiags, ...installDiags];

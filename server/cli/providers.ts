@@ -14,7 +14,7 @@ import { renderDiagnostic, renderDiagnostics } from '../diags/render';
 import { attachInstalledModules, contextOfLoad, sortDiagnostics } from './init';
 import { loadModuleTree } from '../config/load';
 import { stateProviders } from '../providers/resolve';
-import { checkRequiredProviderSources, formatRequirementsTree, providerVersionsFromWarnings, requirementsByModule } from '../providers/resolve';
+import { checkRequiredProviderSources, formatRequirementsTree, providerVersionsFromWarnings, redundantEmptyProviderWarnings, requirementsByModule } from '../providers/resolve';
 import { HELP } from './help/index';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
 
@@ -88,7 +88,12 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
   const manifest = readModuleManifest(dir, io.env);
   await attachInstalledModules(res, dir, manifest);
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Module not installed');
-  const diags: Diagnostic[] = [...loadDiags, ...checkModulesInstalled(res.module, manifest), ...checkRequiredProviderSources(res.module, res.sources)];
+  const diags: Diagnostic[] = [
+    ...loadDiags,
+    ...checkModulesInstalled(res.module, manifest),
+    ...checkRequiredProviderSources(res.module, res.sources),
+    ...redundantEmptyProviderWarnings(res.module, providerVersionsFromWarnings(res.diagnostics, res.sources)),
+  ];
   const opts = { color, sources: res.sources, contextOf: contextOfLoad(res) };
   if (hasErrors(diags)) {
     io.stderr(showDiagnostics(sortDiagnostics(diags.filter((d) => d.severity === 'error')), opts));

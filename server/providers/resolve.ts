@@ -447,3 +447,51 @@ export function resolveResourceProviders(root: Module): Map<string, AbsProviderC
 export function providerAvailabilityDiagnostics(root: Module): Diagnostic[] {
   return selectProviders(treeRequirements(root), foresightProviders(), new Map(), false).diagnostics.filter((d) => d.subject);
 }
+
+/**
+ * Terraform's "Redundant empty provider block" warnings (configs.validateProviderConfigs): in every module
+ * but the root, empty provider blocks (nothing but `alias`, no `version`) are legacy proxy configurations;
+ * one warning per provider local name (in declaration order), at the first block by range string, suggesting the
+ * required_providers entry (with configuration_aliases when aliased blocks are among them). As in Terraform,
+ * an aliased block's suggested source is looked up under its aliased name, so it falls back to
+ * hashicorp/<name>. `blockVersion` tells which blocks had a (removed from the model) `version` argument.
+ */
+export function redundantEmptyProviderWarnings(root: Module, blockVersion?: ProviderBlockVersion): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const visit = (m: Module) => {
+    for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
+    if (m.path === '') return;
+    const localNames = new Map<string, ProviderAddr>();
+    for (const tb of m.terraform) for (const rp of tb.requiredProviders) localNames.set(rp.name, providerForLocalName(m, rp.name));
+    const empty = new Map<string, Range>();
+    for (const p of m.providers) {
+      if (p.body.attributes.length || p.body.blocks.length || blockVersion?.(p) !== undefined) continue;
+      empty.set(p.alias ? `${p.name}.${p.alias}` : p.name, p.declRange);
+    }
+    const groups = new Map<string, { source: ProviderAddr; ranges: Range[]; configs: string[]; aliases: number }>();
+    // Declaration order: Terraform's maps of small size mostly iterate in insertion order, so the first
+    // empty block of a provider decides the suggested source (an aliased one falls back to hashicorp/<name>).
+    for (const name of empty.keys()) {
+      const local = name.split('.')[0];
+      let g = groups.get(local);
+      if (!g) {
+        g = { source: localNames.get(name) ?? { hostname: 'registry.terraform.io', namespace: 'hashicorp', type: local }, ranges: [], configs: [], aliases: 0 };
+        groups.set(local, g);
+      }
+      if (name !== local) g.aliases++;
+      g.configs.push(name);
+      g.ranges.push(empty.get(name)!);
+    }
+    for (const [name, g] of groups) {
+      let detail = `Earlier versions of Terraform used empty provider blocks ("proxy provider configurations") for child modules to declare their need to be passed a provider configuration by their callers. That approach was ambiguous and is now deprecated.\n\nIf you control this module, you can migrate to the new declaration syntax by removing all of the empty provider ${JSON.stringify(name)} blocks and then adding or updating an entry like the following to the required_providers block of ${m.path}:\n`;
+      detail += `    ${name} = {\n      source = ${JSON.stringify(providerForDisplay(g.source))}\n`;
+      if (g.aliases > 0) detail += `      configuration_aliases = [\n${[...g.configs].sort().map((c) => `        ${c},\n`).join('')}      ]\n`;
+      detail += '    }';
+      const rs = (r: Range) => `${r.filename}:${r.start.line},${r.start.column}-${r.end.line === r.start.line ? '' : r.end.line + ','}${r.end.column}`;
+      const first = [...g.ranges].sort((a, b) => (rs(a) < rs(b) ? -1 : rs(a) > rs(b) ? 1 : 0))[0];
+      out.push({ severity: 'warning', summary: 'Redundant empty provider block', detail, subject: first });
+    }
+  };
+  visit(root);
+  return out;
+}
