@@ -37,6 +37,11 @@ interface Case {
 
 const CASES: Case[] = [
   {
+    name: 'nested modules with depends_on, counted children and outputs flowing up',
+    v1: 'resource "terraform_data" "z" {}\n',
+    v2: 'resource "terraform_data" "first" {\n  input = "f"\n}\nmodule "outer" {\n  source     = "./outer"\n  n          = 2\n  depends_on = [terraform_data.first]\n}\nresource "terraform_data" "last" {\n  input = module.outer.ids\n}\noutput "ids" {\n  value = module.outer.ids\n}\n',
+  },
+  {
     name: 'replace_triggered_by per instance (count.index, each.key) and on an attribute that does not change',
     v1: 'variable "v" {\n  default = ["1", "2"]\n}\nresource "terraform_data" "src" {\n  count = 2\n  input = var.v[count.index]\n}\nresource "terraform_data" "dst" {\n  count = 2\n  lifecycle {\n    replace_triggered_by = [terraform_data.src[count.index]]\n  }\n}\nresource "terraform_data" "m" {\n  for_each = { a = "x", b = "y" }\n  input    = each.value\n}\nresource "terraform_data" "n" {\n  for_each = { a = 1, b = 2 }\n  lifecycle {\n    replace_triggered_by = [terraform_data.m[each.key].id]\n  }\n}\n',
     v2: 'variable "v" {\n  default = ["1", "3"]\n}\nresource "terraform_data" "src" {\n  count = 2\n  input = var.v[count.index]\n}\nresource "terraform_data" "dst" {\n  count = 2\n  lifecycle {\n    replace_triggered_by = [terraform_data.src[count.index]]\n  }\n}\nresource "terraform_data" "m" {\n  for_each = { a = "x", b = "z" }\n  input    = each.value\n}\nresource "terraform_data" "n" {\n  for_each = { a = 1, b = 2 }\n  lifecycle {\n    replace_triggered_by = [terraform_data.m[each.key].id]\n  }\n}\n',
@@ -157,6 +162,7 @@ for (const c of CASES) {
     const env = newEnv({
       'main.tf': c.v1,
       'm/main.tf': 'resource "terraform_data" "in" {}\n',
+      'outer/main.tf': 'variable "n" {}\nmodule "inner" {\n  count  = var.n\n  source = "../m2"\n  v      = substr("abcdef", count.index, 1)\n}\noutput "ids" {\n  value = module.inner[*].o\n}\n',
       'm2/main.tf': 'variable "v" {\n  validation {\n    condition     = length(var.v) == 1\n    error_message = "one letter"\n  }\n}\nresource "terraform_data" "r" {\n  input = var.v\n}\noutput "o" {\n  value = terraform_data.r.output\n  precondition {\n    condition     = var.v != "q"\n    error_message = "no q"\n  }\n}\n',
     });
     execFileSync('cp', ['-r', env.dir, dir]);
