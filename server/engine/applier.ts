@@ -407,11 +407,10 @@ class Applier {
       const conf = valueConformsToSchema(block, newVal);
       if (conf.length) {
         diags.push(
-          ...conf.map((e) =>
-            error('Provider produced invalid object', `Provider ${JSON.stringify(n.fqn)} produced an invalid value after apply for ${addrStr}. The result cannot not be saved in the Terraform state.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker.`, undefined, { attributePath: undefined }),
+          ...conf.map(() =>
+            error('Provider produced invalid object', `Provider ${JSON.stringify(n.fqn)} produced an invalid value after apply for ${addrStr}. The result cannot not be saved in the Terraform state.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker.`),
           ),
         );
-        void e0(conf);
         failed = true;
         newVal = nullObj;
       }
@@ -515,10 +514,6 @@ class Applier {
     else this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
     return true;
   }
-}
-
-function e0(x: unknown): void {
-  void x;
 }
 
 function isTrue(text: string | undefined): boolean {

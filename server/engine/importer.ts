@@ -15,7 +15,6 @@ import type { InputValue } from '../config/variables';
 import type { Value } from '../lang/value';
 import { walk } from '../graph/graph';
 import { DEFAULT_CLIENT_CAPABILITIES, type ImportedResource } from '../providers/provider';
-import { impliedType } from '../providers/schema';
 import type { ChangeListener, InstanceAddr, State } from '../states/state';
 import { instanceAddrString, SyncState } from '../states/state';
 import type { Hooks } from './hooks';
@@ -137,7 +136,6 @@ export async function runImport(opts: ImportOptions): Promise<{ state: State; di
   }
   const v = markObject(rr.newState, schema);
   hooks.postRefresh?.(addr, undefined, imported, v);
-  void impliedType;
   sync.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false, private: rr.private }), node.providerAddr);
   return { state: await sync.close(), diagnostics: diags };
 }

@@ -12,7 +12,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
 import type { Module } from '../config/model';
 import type { InstanceAddr, ResourceAddr, State } from '../states/state';
-import { applyChange, instanceAddrString, instanceKeyString, parseModuleInstance } from '../states/state';
+import { applyChange, instanceAddrString, instanceKeyString } from '../states/state';
 import { staticPath } from './context';
 import { parseTarget, type Target } from './targets';
 
@@ -111,6 +111,5 @@ export function applyMoves(root: Module, state: State): MoveResult {
     for (const c of m.moduleCalls.values()) if (c.module) implied(c.module);
   };
   implied(root);
-  void parseModuleInstance;
   return { moved, diagnostics };
 }
