@@ -15,7 +15,7 @@ import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
 import { collectVariableValues, parseVariableValues, splitVarFlags } from '../config/variables';
 import type { Module } from '../config/model';
-import { error, hasErrors, type Diagnostic } from '../diags/diagnostic';
+import { error, hasErrors, warning, type Diagnostic } from '../diags/diagnostic';
 import { renderDiagnosticsView, type RenderOptions } from '../diags/render';
 import { apply as engineApply, plan as enginePlan } from '../engine';
 import type { Plan, PlanMode } from '../plans/plan';
@@ -48,6 +48,7 @@ const VALIDATE_TIME_ERRORS = new Set([
   'Moved object still exists',
   'Ambiguous move statements',
   'Cross-package move statement',
+  'Output refers to sensitive values',
 ]);
 
 export interface OperationArgs {
@@ -303,10 +304,12 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
 
   // apply / destroy. Plan warnings are shown before the prompt; check-block results are reported by the
   // apply walk instead (Terraform re-evaluates checks during apply and reports them once).
-  const planWarnings = diags.filter((d) => !/^Check block assertion/.test(d.summary));
-  view.diagnostics(planWarnings, render);
+  let planWarnings = diags.filter((d) => !/^Check block assertion/.test(d.summary));
   const trivial = !hasChanges(plan);
   if (!a.autoApprove && !trivial) {
+    // Warnings are shown before the prompt only when asking (backend_apply.go); otherwise after the apply.
+    view.diagnostics(planWarnings, render);
+    planWarnings = [];
     view.prompt(a.mode, ws);
     const ans = await readAnswer(io);
     if (ans === undefined) {
@@ -319,7 +322,7 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
       return 1;
     }
   }
-  return doApply(plan, cfg.module, mgr, ws, view, io, a, [], render);
+  return doApply(plan, cfg.module, mgr, ws, view, io, a, planWarnings, render);
 }
 
 async function doApply(
@@ -338,6 +341,14 @@ async function doApply(
   mgr.write(res.state);
   const pd = await mgr.persist();
   const diags = [...planDiags, ...res.diagnostics, ...pd];
+  if (plan.targets.length > 0) {
+    diags.push(
+      warning(
+        'Applied changes may be incomplete',
+        'The plan was created with the -target option in effect, so some changes requested in the configuration may have been ignored and the output values may not be fully updated. Run the following command to verify that no other changes are pending:\n    terraform plan\n\nNote that the -target option is not suitable for routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message.',
+      ),
+    );
+  }
   if (hasErrors(diags)) {
     view.diagnostics(diags, render);
     return 1;

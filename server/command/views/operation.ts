@@ -346,11 +346,14 @@ export class JsonView implements OperationView {
   plan(plan: Plan, mode: PlanMode): void {
     this.stream.plannedChanges(plan);
     const s = planSummary(plan);
-    this.stream.changeSummary(mode === 'destroy' && this.verb !== 'plan' ? 'destroy' : 'plan', { add: s.add, change: s.change, import: s.import, remove: s.destroy });
+    this.stream.changeSummary('plan', { add: s.add, change: s.change, import: s.import, remove: s.destroy });
+    void mode;
     this.stream.outputsFromPlan(plan);
     void hasChanges;
   }
-  planFailed(): void {}
+  planFailed(plan: Plan | undefined, mode: PlanMode): void {
+    if (plan && (plan.changes.some((c) => c.action !== 'NoOp') || plan.outputs.some((o) => o.action !== 'NoOp'))) this.plan(plan, mode);
+  }
   diagnostics(diags: readonly Diagnostic[], render: RenderOptions): void {
     for (const d of diags) this.stream.diagnostic(d, render);
   }
