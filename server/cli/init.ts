@@ -73,6 +73,7 @@ const INIT_CONFIG_ERROR =
 const MESSAGES = {
   initializing_backend_message: ['[reset][bold]Initializing the backend...', 'Initializing the backend...'],
   initializing_modules_message: ['[reset][bold]Initializing modules...', 'Initializing modules...'],
+  initializing_terraform_cloud_message: ['[reset][bold]Initializing HCP Terraform...', 'Initializing HCP Terraform...'],
   upgrading_modules_message: ['[reset][bold]Upgrading modules...', 'Upgrading modules...'],
   initializing_provider_plugin_message: ['[reset][bold]Initializing provider plugins...', 'Initializing provider plugins...'],
   output_init_success_message: ['[reset][bold][green]Terraform has been successfully initialized![reset][green]', 'Terraform has been successfully initialized!'],
@@ -404,7 +405,8 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   let header = false;
   let backendDiags: Diagnostic[] = [];
   if (a.backend) {
-    view.output('initializing_backend_message');
+    const hasCloud = res.module.terraform.some((t) => t.other.some((b) => b.type === 'cloud'));
+    view.output(hasCloud ? 'initializing_terraform_cloud_message' : 'initializing_backend_message');
     header = true;
     const b = initBackend(dir, res, a, io.env);
     if (b.message !== undefined) io.stdout(colorize(b.message, a.uiColor) + '\n');
@@ -622,12 +624,23 @@ function crc32(buf: Buffer): number {
  *     "Successfully configured the backend "local"!..." is printed (in colour even in the JSON view);
  *   - unchanged (same hash): nothing;
  *   - changed, or removed while recorded: "Backend configuration changed" (-reconfigure records anew);
- *   - other backend types: an error (Foresight has only the local backend), as is moving existing local
+ *   - other backend types and `cloud` blocks: an error (Foresight has only the local backend), as is moving existing local
  *     state into a newly configured path (Foresight does not migrate state).
  */
 function initBackend(dir: string, res: LoadResult, a: InitArgs, env?: Readonly<Record<string, string | undefined>>): { message?: string; diagnostics: Diagnostic[] } {
   const BACKEND_STATE = join(dataDir(env), 'terraform.tfstate');
   const diags: Diagnostic[] = [];
+  const cloud = res.module.terraform.flatMap((t) => t.other).find((b) => b.type === 'cloud');
+  if (cloud) {
+    diags.push(
+      error(
+        'HCP Terraform is not supported',
+        'Foresight works offline with the local backend only; it cannot initialize the "cloud" block (HCP Terraform or Terraform Enterprise). Remove the block to use local state.',
+        cloud.typeRange,
+      ),
+    );
+    return { diagnostics: diags };
+  }
   const block = res.module.terraform.find((t) => t.backend)?.backend;
   let saved: { backend?: { type?: string; hash?: number; config?: Record<string, unknown> } } | undefined;
   try {
