@@ -9,6 +9,7 @@ import { runTaint, runUntaint } from './taint';
 import { runFmt } from './fmt';
 import { runForceUnlock } from './forceunlock';
 import { runGet } from './get';
+import { runGraph } from './graph';
 import { runImport } from './import';
 import { runInit } from './init';
 import { runProviders } from './providers';
@@ -29,6 +30,7 @@ export const commands: Record<string, Command> = {
   fmt: (args, io) => runFmt(args, io),
   'force-unlock': (args, io) => runForceUnlock(args, io),
   get: (args, io) => runGet(args, io),
+  graph: (args, io) => runGraph(args, io),
   import: (args, io) => runImport(args, io),
   init: (args, io) => runInit(args, io),
   output: (args, io) => runOutput(args, io),

@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
+import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
 import { collectVariableValues, parseVariableValues, splitVarFlags } from '../config/variables';
 import type { Module } from '../config/model';
 import { error, hasErrors, warning, type Diagnostic } from '../diags/diagnostic';
@@ -170,6 +171,11 @@ export interface LoadedConfig {
 export async function loadConfig(io: CliIO, color: boolean): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
   const res = await validateDirectory(io.cwd);
   const render: RenderOptions = { color, sources: res.sources, contextOf: (r) => res.contextOf(r) };
+  if (res.module && !hasErrors(res.diagnostics)) {
+    // Like every command but init/get: local module calls must be recorded by `init`.
+    const missing = checkModulesInstalled(res.module, readModuleManifest(io.cwd, io.env));
+    if (hasErrors(missing)) return { diags: missing, render };
+  }
   if (hasErrors(res.diagnostics) || !res.module) return { diags: res.diagnostics, render };
   return { module: res.module, render, diags: res.diagnostics };
 }
@@ -272,9 +278,8 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
   const plan = planResult.plan;
 
   if (a.verb === 'refresh') {
-    if (state.empty() && !state.hasManagedResourceInstanceObjects()) {
-      view.diagnostics([...diags, { severity: 'warning', summary: 'Empty or non-existent state', detail: 'There are currently no remote objects tracked in the state, so there is nothing to refresh.' } as Diagnostic], render);
-      return 0;
+    if (!state.hasManagedResourceInstanceObjects()) {
+      diags.push(warning('Empty or non-existent state', 'There are currently no remote objects tracked in the state, so there is nothing to refresh.'));
     }
     mgr.write(plan.priorState);
     const pd = await mgr.persist();

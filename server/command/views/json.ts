@@ -146,7 +146,6 @@ export class JsonStream {
   }
 
   outputsFromState(outs: [string, { value: Value; sensitive: boolean }][]): void {
-    if (outs.length === 0) return;
     const m: Record<string, unknown> = {};
     for (const [k, o] of outs) m[k] = { sensitive: o.sensitive, type: JSON.parse(ctyMarshalType(o.value.type)) as unknown, value: JSON.parse(ctyMarshal(o.value)) as unknown };
     this.emit('info', `Outputs: ${outs.length}`, { outputs: m, type: 'outputs' });
