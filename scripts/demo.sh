@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# `npm run demo`: builds Foresight and runs its main job on the example workspace (examples/):
-# validate the configuration, then evaluate a few expressions in the console against it.
+# `npm run demo`: builds Foresight and runs its main job on the example workspace (examples/), as a new user
+# would: validate and format-check the configuration, evaluate expressions in the console against it, then
+# init, plan and apply a copy of it (local state, built-in providers, nothing downloaded) and show the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run --silent build
-cli() { node dist/cli.js "$@"; }
-echo "\$ foresight -chdir=examples validate"
-cli -chdir=examples validate || true
-echo
-echo "\$ foresight -chdir=examples fmt -check -recursive"
-cli -chdir=examples fmt -check -recursive && echo "(all files canonical)" || true
-echo
+root=$(pwd)
+cli() { node "$root/dist/cli.js" "$@"; }
+run() { echo; echo "\$ foresight $*"; cli "$@"; }
+
+run -chdir=examples validate
+run -chdir=examples fmt -check -recursive && echo "(all files canonical)"
+
 exprs=(
   'local.prefix'
   'var.environment'
@@ -21,6 +22,18 @@ exprs=(
   '1/3'
 )
 for e in "${exprs[@]}"; do
-  echo "\$ echo '$e' | foresight -chdir=examples console"
-  echo "$e" | cli -chdir=examples console || true
+  echo; echo "\$ echo '$e' | foresight -chdir=examples console"
+  echo "$e" | cli -chdir=examples console
 done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r examples/. "$work"
+cd "$work"
+echo; echo "# a copy of examples/ in $work"
+run init -input=false
+run plan -input=false -out=tfplan
+run apply -input=false tfplan
+run output
+run state list
+run plan -input=false -detailed-exitcode && echo "(no changes: exit 0)"
