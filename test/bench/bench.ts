@@ -15,6 +15,8 @@
 //      init`: the workspace uses only the built-in terraform provider).
 // Prints one table. Options: --files N --per-file N --edits N --keep (leave the workspace on disk).
 
+import { benchObjchange } from './objchange-bench';
+import { benchProviderCalls } from './provider-bench';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -300,6 +302,17 @@ async function main(): Promise<void> {
     rows.push({ what: `edit: language server, edit → syntax diagnostics published (p50, ${lsp.length} edits)`, value: fmtMs(percentile(lsp, 50)) });
     const p95s = percentile(lsp, 95);
     rows.push({ what: 'edit: language server, edit → syntax diagnostics published (p95)', value: fmtMs(p95s), goal: '≤ 30 ms', ok: p95s <= 30 });
+
+    // Provider hooks: the contract functions and calls through the provider interface.
+    const oc = benchObjchange();
+    rows.push({ what: 'objchange: ProposedNew, 200 attributes, 3 block levels (per call)', value: fmtMs(oc.proposedNewMs), goal: '≤ 0.2 ms', ok: oc.proposedNewMs <= 0.2 });
+    rows.push({ what: 'objchange: plan validity, same resource (per call)', value: fmtMs(oc.planValidMs), goal: '≤ 0.2 ms', ok: oc.planValidMs <= 0.2 });
+    const pc = await benchProviderCalls();
+    const perSec = (n: number) => `${Math.round(n).toLocaleString('en-US')} calls/s`;
+    rows.push({ what: 'random_string ValidateResourceConfig, in-process', value: perSec(pc.validatePerSec) });
+    rows.push({ what: 'random_string PlanResourceChange, in-process', value: perSec(pc.planPerSec) });
+    rows.push({ what: 'random_string ValidateResourceConfig, through the JSON wire form', value: perSec(pc.wireValidatePerSec) });
+    rows.push({ what: 'random_string PlanResourceChange, through the JSON wire form', value: perSec(pc.wirePlanPerSec) });
 
     // 3. Terraform, for comparison.
     if (terraformOnPath()) {
