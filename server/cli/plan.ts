@@ -10,7 +10,7 @@
 // matches terraform 1.11.4 for the supported paths. The state is never written by plan; the lock is always
 // released before returning.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
@@ -27,7 +27,9 @@ import { State } from '../states/state';
 import type { FilesystemStateManager } from '../backends/local/filesystem';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
-import { localBackend, lockState, makeUi, parseFlags, unlockState, type FlagKind } from './state/meta';
+import { colorize, localBackend, makeUi, parseFlags, unlockState, type FlagKind } from './state/meta';
+import { newLockInfo } from '../backends/local/filesystem';
+import { acquireLock } from '../states/statemgr';
 import { HumanView, JsonView, type OperationView } from '../command/views/operation';
 import { readPlanFile, writePlanFile, isPlanFile } from '../plans/planfile';
 import { setPlanShower } from './show';
@@ -195,6 +197,39 @@ async function readAnswer(io: CliIO): Promise<string | undefined> {
   return all.slice(0, nl).replace(/\r$/, '');
 }
 
+/** clistate locking with the failure shown through the operation's view (not the old Ui). */
+async function lockForView(mgr: FilesystemStateManager, op: string, a: OperationArgs, io: CliIO, view: OperationView): Promise<string | undefined> {
+  const r = await acquireLock(mgr, newLockInfo(op), a.lockTimeoutMs, () => {
+    if (!a.json) io.stdout(colorize('[reset][bold]Acquiring state lock. This may take a few moments...', a.color) + '\n');
+  });
+  if (r.id === undefined) {
+    view.diagnostics(r.diags, { color: a.color });
+    return undefined;
+  }
+  return r.id;
+}
+
+function hasConfigFiles(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((f) => (f.endsWith('.tf') || f.endsWith('.tf.json')) && !f.startsWith('.'));
+  } catch {
+    return false;
+  }
+}
+
+/** The "No configuration files" error of plan/apply (not for destroy mode). */
+function noConfigDiag(verb: Verb): Diagnostic {
+  if (verb === 'plan')
+    return error(
+      'No configuration files',
+      'Plan requires configuration to be present. Planning without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run plan with the -destroy option. Otherwise, create a Terraform configuration file (.tf file) and try again.',
+    );
+  return error(
+    'No configuration files',
+    "Apply requires configuration to be present. Applying without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run 'terraform destroy' instead.",
+  );
+}
+
 export async function runOperation(verb: Verb, raw: string[], io: CliIO): Promise<number> {
   if (raw.some((a) => a === '-help' || a === '-h' || a === '--help')) {
     io.stdout(helpText(verb));
@@ -210,6 +245,10 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO): Promis
   // A saved plan (apply PLANFILE).
   if (a.planFile !== undefined) return applySavedPlan(a, view, io);
 
+  if ((verb === 'plan' || verb === 'apply') && a.mode === 'normal' && !hasConfigFiles(io.cwd)) {
+    view.diagnostics([noConfigDiag(verb)], { color: a.color });
+    return 1;
+  }
   const cfg = await loadConfig(io, a.color);
   if (!('module' in cfg)) {
     view.diagnostics(cfg.diags, cfg.render);
@@ -223,7 +262,7 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO): Promis
   const opName = verb === 'plan' ? 'OperationTypePlan' : verb === 'refresh' ? 'OperationTypeRefresh' : 'OperationTypeApply';
   let lockId: string | undefined;
   if (a.lock) {
-    lockId = await lockState(mgr, opName, a.lockTimeoutMs, io, ui);
+    lockId = await lockForView(mgr, opName, a, io, view);
     if (lockId === undefined) return 1;
   }
   try {
@@ -393,7 +432,7 @@ async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO):
   const ui = makeUi(io, a.color);
   let lockId: string | undefined;
   if (a.lock) {
-    lockId = await lockState(mgr, 'OperationTypeApply', a.lockTimeoutMs, io, ui);
+    lockId = await lockForView(mgr, 'OperationTypeApply', a, io, view);
     if (lockId === undefined) return 1;
   }
   try {
