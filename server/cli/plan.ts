@@ -52,6 +52,9 @@ const VALIDATE_TIME_ERRORS = new Set([
   'Ambiguous move statements',
   'Cross-package move statement',
   'Output refers to sensitive values',
+  'Unsupported block type',
+  'Unsupported argument',
+  'Missing required argument',
 ]);
 
 export interface OperationArgs {
