@@ -11,12 +11,16 @@
 //      re-evaluation of every instance; measured on as many of the edits as fit in 20 seconds);
 //      and, through the real language server (dist/server.js over stdio), the time from an edit that breaks
 //      or mends the syntax of a file to its diagnostics (the server's fast syntax path);
-//   3. `terraform validate` on the same workspace, when terraform is on PATH (after an offline `terraform
+//   3. the engine benchmarks (engine-bench.ts): plan, apply and no-op plan of N terraform_data through the real
+//      command line against terraform, bytes written by an apply, a slow provider at -parallelism=10;
+//   4. `terraform validate` on the same workspace, when terraform is on PATH (after an offline `terraform
 //      init`: the workspace uses only the built-in terraform provider).
-// Prints one table. Options: --files N --per-file N --edits N --keep (leave the workspace on disk).
+// Prints one table. Options: --files N --per-file N --edits N --keep (leave the workspace on disk),
+// --only engine (only part 3; see engine-bench.ts for its environment variables).
 
 import { benchObjchange } from './objchange-bench';
 import { benchProviderCalls } from './provider-bench';
+import { benchEngine } from './engine-bench';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +42,8 @@ interface Options {
   perFile: number;
   edits: number;
   keep: boolean;
+  /** --only engine: run only the engine benchmarks. */
+  only?: 'engine';
 }
 
 function options(argv: string[]): Options {
@@ -48,6 +54,11 @@ function options(argv: string[]): Options {
     else if (a === '--per-file') o.perFile = Number(argv[++i]);
     else if (a === '--edits') o.edits = Number(argv[++i]);
     else if (a === '--keep') o.keep = true;
+    else if (a === '--only') {
+      const what = argv[++i];
+      if (what !== 'engine') throw new Error(`--only: unknown part ${what} (known: engine)`);
+      o.only = what;
+    }
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -206,6 +217,10 @@ async function measureServer(dir: string, o: Options): Promise<number[]> {
 
 async function main(): Promise<void> {
   const o = options(process.argv.slice(2));
+  if (o.only === 'engine') {
+    console.log(table(await benchEngine({ keep: o.keep })));
+    return;
+  }
   const gc = (globalThis as { gc?: () => void }).gc;
   const dir = writeWorkspace(o);
   const resources = o.files * o.perFile;
@@ -314,7 +329,10 @@ async function main(): Promise<void> {
     rows.push({ what: 'random_string ValidateResourceConfig, through the JSON wire form', value: perSec(pc.wireValidatePerSec) });
     rows.push({ what: 'random_string PlanResourceChange, through the JSON wire form', value: perSec(pc.wirePlanPerSec) });
 
-    // 3. Terraform, for comparison.
+    // Engine: plan / apply / no-op plan through the real command line, against terraform.
+    rows.push(...(await benchEngine({ keep: o.keep })));
+
+    // 4. Terraform, for comparison.
     if (terraformOnPath()) {
       const version = execFileSync('terraform', ['version'], { encoding: 'utf8', env: { ...process.env, TF_CLI_CONFIG_FILE: '/dev/null' } }).split('\n')[0];
       rows.push({ what: `${version}:`, value: '' });
