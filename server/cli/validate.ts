@@ -41,7 +41,7 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   }
   const rel = positional[0] ?? '.';
   const dir = isAbsolute(rel) ? rel : resolve(cwd, rel);
-  const res = await validateDirectory(dir);
+  const res = await validateDirectory(dir, { coreVersion: true });
   // Diagnostics name the directory as the user wrote it.
   const diags = res.diagnostics.map((d) =>
     d.summary === 'Failed to read module directory' ? { ...d, detail: `Module directory ${rel} does not exist or cannot be read.` } : d,

@@ -12,6 +12,7 @@ import { checkModule } from './checks';
 import { checkRepetition } from './evaluate';
 import { loadModuleTree, type FileCache, type LoadOptions } from './load';
 import type { Module } from './model';
+import { checkCoreVersionRequirements } from '../versions/required';
 
 export interface ValidateResult {
   diagnostics: Diagnostic[];
@@ -28,7 +29,14 @@ export interface ValidateResult {
  */
 export async function validateDirectory(
   dir: string,
-  opts?: { overlays?: Map<string, string>; budgetMs?: number; cache?: FileCache; trees?: LoadOptions['trees'] },
+  opts?: {
+    overlays?: Map<string, string>;
+    budgetMs?: number;
+    cache?: FileCache;
+    trees?: LoadOptions['trees'];
+    /** Check required_version (Terraform's Context.Validate does, before anything else): `terraform validate` only. */
+    coreVersion?: boolean;
+  },
 ): Promise<ValidateResult> {
   let isDir = false;
   try {
@@ -44,6 +52,8 @@ export async function validateDirectory(
     };
   const res = await loadModuleTree(dir, { overlays: opts?.overlays, budgetMs: opts?.budgetMs, cache: opts?.cache, trees: opts?.trees });
   const diagnostics = [...res.diagnostics];
+  // Context.Validate checks the Terraform Core version first and stops there when it is not met.
+  if (opts?.coreVersion && !hasErrors(diagnostics)) diagnostics.push(...checkCoreVersionRequirements(res.module, { sources: res.sources }));
   if (!hasErrors(diagnostics)) diagnostics.push(...checkModule(res.module));
   // count and for_each values that are invalid whatever the variables are (evaluate.ts).
   if (!hasErrors(diagnostics)) diagnostics.push(...checkRepetition(res.module, resolve(dir)));
