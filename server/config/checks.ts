@@ -351,7 +351,7 @@ export function checkModule(mod: Module): Diagnostic[] {
       for (const v of m.module.variables.values()) {
         if (!v.default && v.nullable !== false && !m.arguments.has(v.name))
           diags.push(
-            error('Missing required argument', `The argument "${v.name}" is required, but no definition was found.`, m.declRange),
+            error('Missing required argument', `The argument "${v.name}" is required, but no definition was found.`, m.missingItemRange ?? m.declRange),
           );
       }
     }

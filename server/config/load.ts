@@ -900,6 +900,7 @@ function decodeModuleCall(b: Block, diags: Diagnostic[]): ModuleCall {
     name,
     nameRange: b.labelRanges[0],
     declRange: b.defRange,
+    missingItemRange: { filename: b.openBraceRange.filename, start: b.openBraceRange.start, end: b.openBraceRange.start },
     source: src ? staticString(src.expr, diags, 'A static string value is required for the module source.') : undefined,
     sourceRange: src?.expr.range,
     version: c.attrs.get('version')?.expr,

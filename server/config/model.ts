@@ -120,6 +120,8 @@ export interface ModuleCall {
   name: string;
   nameRange: Range;
   declRange: Range;
+  /** Zero-length range at the opening brace (HCL's MissingItemRange of the block body). */
+  missingItemRange?: Range;
   source?: string;
   sourceRange?: Range;
   version?: Expression;
