@@ -314,6 +314,12 @@ export function forEachValue(
   if (v.isNull) return bad('Invalid for_each argument', 'The given "for_each" argument value is unsuitable: the given "for_each" argument value is null. A map, or set of strings is allowed.');
   if (ty.kind === 'map' || ty.kind === 'object') return { entries: new Map(v.entries), diagnostics: [] };
   if (ty.kind === 'set') {
+    // Terraform treats a set with any unknown element as wholly unknown, before it looks at the element type:
+    // toset([unknown]) is accepted at validate and fails at plan as an unknown set.
+    if (!v.isWhollyKnown) {
+      if (opts.allowUnknown) return { diagnostics: [] };
+      return forEachValue(Value.unknown(ty), range, opts);
+    }
     if (ty.elem.kind !== 'string') {
       if (ty.elem.kind === 'dynamic' && v.length === 0) return { entries: new Map(), diagnostics: [] };
       return bad(

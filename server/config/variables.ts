@@ -569,7 +569,7 @@ function goG10(n: number): string {
 }
 
 /** The "values" section of a diagnostic about `expr`: known, unmarked values of its references. */
-export function expressionValues(expr: Expr, scope: Scope): { traversal: string; statement: string }[] {
+export function expressionValues(expr: Expr, scope: Scope, opts: { causedByUnknown?: boolean } = {}): { traversal: string; statement: string }[] {
   const seen = new Set<string>();
   const out: { traversal: string; statement: string }[] = [];
   for (const t0 of references(expr)) {
@@ -586,7 +586,11 @@ export function expressionValues(expr: Expr, scope: Scope): { traversal: string;
       const v = r.value;
       let stmt: string | undefined;
       if (v.isMarked) stmt = undefined;
-      else if (!v.isKnown) stmt = v.type.kind === 'dynamic' ? undefined : `is a ${T.friendlyName(v.type)}`;
+      else if (!v.isKnown) {
+        // Terraform's diagnostic values: "known only after apply" when the diagnostic is caused by unknowns.
+        if (opts.causedByUnknown) stmt = v.type.kind === 'dynamic' ? 'will be known only after apply' : `is a ${T.friendlyName(v.type)}, known only after apply`;
+        else stmt = v.type.kind === 'dynamic' ? undefined : `is a ${T.friendlyName(v.type)}`;
+      }
       else stmt = `is ${compactValueStr(v)}`;
       if (stmt) {
         out.push({ traversal: s, statement: stmt });

@@ -37,6 +37,7 @@ import { impliedType, nullObject } from '../providers/schema';
 import type { AttrPath, InstanceAddr, InstanceKey, ObjectSrc, PathStep, State } from '../states/state';
 import { instanceAddrString, instanceKeyString, resourceKey } from '../states/state';
 import { countValue, forEachValue } from '../config/evaluate';
+import { expressionValues } from '../config/variables';
 import { finalizeVariable, validateVariable } from '../config/variables';
 import { marshal, unmarshal } from './ctyjson';
 import { decodeBody } from './decode';
@@ -743,7 +744,12 @@ export class WalkContext {
     if (forEach) {
       const v = this.eval(forEach.ast, inst, {}, diags);
       const f = forEachValue(v, forEach.range, { allowUnknown });
-      diags.push(...f.diagnostics);
+      // As Terraform's for_each diagnostics (Expression + EvalContext): the values the expression read.
+      for (const d of f.diagnostics) {
+        const causedByUnknown = /^The "for_each" (set|map) includes /.test(d.detail ?? '');
+        const values = expressionValues(forEach.ast, this.scope(inst), { causedByUnknown });
+        diags.push(values.length ? { ...d, values } : d);
+      }
       if (!f.entries) return { kind: 'unknown' };
       return { kind: 'foreach', entries: f.entries };
     }
