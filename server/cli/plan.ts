@@ -15,10 +15,11 @@ import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
 import { collectVariableValues, parseVariableValues, splitVarFlags } from '../config/variables';
-import type { Module } from '../config/model';
+import type { Module, Resource } from '../config/model';
+import type { Range } from '../diags/diagnostic';
 import { error, hasErrors, warning, type Diagnostic } from '../diags/diagnostic';
 import { renderDiagnosticsView, type RenderOptions } from '../diags/render';
-import { apply as engineApply, plan as enginePlan } from '../engine';
+import { apply as engineApply, plan as enginePlan, resourceSchemaDiagnostics } from '../engine';
 import type { Plan, PlanMode } from '../plans/plan';
 import { hasChanges } from '../plans/plan';
 import { startBuiltinProvider } from '../providers/builtin';
@@ -180,6 +181,24 @@ export async function loadConfig(io: CliIO, color: boolean): Promise<LoadedConfi
     // Like every command but init/get: local module calls must be recorded by `init`.
     const missing = checkModulesInstalled(res.module, readModuleManifest(io.cwd, io.env));
     if (hasErrors(missing)) return { diags: missing, render };
+  }
+  if (res.module && res.walkErrorsOnly) {
+    // Terraform's validate walk also decodes resource bodies with the provider schemas; its diagnostics are
+    // shown sorted (tfdiags' Sort: warnings first, then by file and position).
+    // EvaluateBlock stops at reference errors in a body, before decoding it: those resources are left out.
+    const errs = res.diagnostics.filter((d) => d.severity === 'error' && d.subject);
+    const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
+    const skip = (r: Resource) =>
+      errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
+    const all = [...res.diagnostics, ...(await resourceSchemaDiagnostics(res.module, providerFactory(), skip))];
+    const rank = (d: Diagnostic) => (d.severity === 'error' ? 1 : 0);
+    all.sort((x, y) => {
+      if (rank(x) !== rank(y)) return rank(x) - rank(y);
+      if (!x.subject || !y.subject) return (x.subject ? 1 : 0) - (y.subject ? 1 : 0);
+      if (x.subject.filename !== y.subject.filename) return x.subject.filename < y.subject.filename ? -1 : 1;
+      return x.subject.start.byte - y.subject.start.byte;
+    });
+    return { diags: all, render };
   }
   if (hasErrors(res.diagnostics) || !res.module) return { diags: res.diagnostics, render };
   return { module: res.module, render, diags: res.diagnostics };

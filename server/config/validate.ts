@@ -21,6 +21,11 @@ export interface ValidateResult {
   /** Context of a range for snippets: the top-level block containing it (`resource "a" "b"`). */
   contextOf(r: Range): string | undefined;
   module?: Module;
+  /**
+   * The errors come only from the checks of the validate walk (references, count/for_each), not from loading,
+   * the version check or a cycle: Terraform's walk would find the provider-schema errors alongside them.
+   */
+  walkErrorsOnly?: boolean;
 }
 
 /**
@@ -54,14 +59,17 @@ export async function validateDirectory(
   const diagnostics = [...res.diagnostics];
   // Context.Validate checks the Terraform Core version first and stops there when it is not met.
   if (opts?.coreVersion && !hasErrors(diagnostics)) diagnostics.push(...checkCoreVersionRequirements(res.module, { sources: res.sources }));
+  const loaded = !hasErrors(diagnostics);
   if (!hasErrors(diagnostics)) diagnostics.push(...checkModule(res.module));
   // count and for_each values that are invalid whatever the variables are (evaluate.ts).
   if (!hasErrors(diagnostics)) diagnostics.push(...checkRepetition(res.module, resolve(dir)));
+  const walkErrorsOnly = loaded && hasErrors(diagnostics) && !diagnostics.some((d) => d.summary.startsWith('Cycle: '));
   const contexts = res.contexts;
   return {
     diagnostics,
     sources: res.sources,
     module: res.module,
+    walkErrorsOnly,
     contextOf(r: Range) {
       // HCL's ContextString looks at the byte before the range start.
       const off = r.start.byte - 1;

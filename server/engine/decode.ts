@@ -225,3 +225,43 @@ function decodeNested(name: string, nb: NestedBlock, items: Item[], parent: Body
     }
   }
 }
+
+/**
+ * The errors of decoding `body` with `block`'s schema that need no evaluation (unsupported arguments and block
+ * types, missing required arguments), as decodeBody reports them; for the validate walk's structural checks.
+ */
+export function schemaStructureDiagnostics(body: Body, block: Block): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  const attrNames = Object.keys(block.attributes);
+  for (const a of body.attributes) {
+    if (block.attributes[a.name]) continue;
+    const isBlock = block.blockTypes[a.name] !== undefined;
+    diags.push(
+      error(
+        'Unsupported argument',
+        isBlock
+          ? `An argument named ${JSON.stringify(a.name)} is not expected here. Did you mean to define a block of type ${JSON.stringify(a.name)}?`
+          : `An argument named ${JSON.stringify(a.name)} is not expected here.${suggestion(a.name, attrNames)}`,
+        a.nameRange,
+      ),
+    );
+  }
+  for (const [name, sa] of Object.entries(block.attributes)) {
+    if (sa.required && !body.attributes.some((a) => a.name === name))
+      diags.push(error('Missing required argument', `The argument ${JSON.stringify(name)} is required, but no definition was found.`, body.endRange));
+  }
+  for (const hb of body.blocks) {
+    if (hb.type === 'dynamic' || block.blockTypes[hb.type]) continue;
+    const isAttr = block.attributes[hb.type] !== undefined;
+    diags.push(
+      error(
+        'Unsupported block type',
+        isAttr
+          ? `Blocks of type ${JSON.stringify(hb.type)} are not expected here. Did you mean to define argument ${JSON.stringify(hb.type)}? If so, use the equals sign to assign it a value.`
+          : `Blocks of type ${JSON.stringify(hb.type)} are not expected here.`,
+        hb.typeRange,
+      ),
+    );
+  }
+  return diags;
+}

@@ -16,7 +16,12 @@
 // Consumers: the CLI verbs (plan, apply, destroy, refresh, import) and the language server's preview. The engine
 // never imports vscode, never prints, and never throws for user input (problems are Diagnostics).
 
+import type { Module, Resource } from '../config/model';
+import type { Diagnostic } from '../diags/diagnostic';
 import type { Plan } from '../plans/plan';
+import type { GetProviderSchemaResponse as ProviderSchema } from '../providers/provider';
+import { providerFqn, resourceProviderLocal, type ProviderFactory } from './context';
+import { schemaStructureDiagnostics } from './decode';
 import { runApply, type ApplyOptions, type ApplyResult } from './applier';
 import { runPlan, type PlanOptions, type PlanResult } from './planner';
 
@@ -36,4 +41,32 @@ export function plan(opts: PlanOptions): Promise<PlanResult> {
 /** Applies a plan (Terraform's Context.Apply); the returned state holds everything that completed. */
 export function apply(p: Plan, opts: ApplyOptions): Promise<ApplyResult> {
   return runApply(p, opts);
+}
+
+/**
+ * The structural errors of resource bodies against their providers' schemas (unsupported arguments and block
+ * types, missing arguments), in declaration order, root module first. Terraform finds these in the same validate
+ * walk as the count/for_each and reference errors, so the CLI adds them when those stop a plan early. `skip`
+ * leaves out resources (Terraform does not decode a body whose references failed).
+ */
+export async function resourceSchemaDiagnostics(config: Module, providers: ProviderFactory, skip: (r: Resource) => boolean = () => false): Promise<Diagnostic[]> {
+  const diags: Diagnostic[] = [];
+  const schemas = new Map<string, ProviderSchema | undefined>();
+  const visit = async (m: Module) => {
+    for (const r of m.resources) {
+      if (skip(r)) continue;
+      const fqn = providerFqn(m, resourceProviderLocal(r).local);
+      if (!schemas.has(fqn)) {
+        const p = providers(fqn);
+        const s = p ? await p.getProviderSchema() : undefined;
+        schemas.set(fqn, s && !s.diagnostics.some((d) => d.severity === 'error') ? s : undefined);
+      }
+      const s = schemas.get(fqn);
+      const schema = s && (r.mode === 'managed' ? s.resourceTypes[r.type] : s.dataSources[r.type]);
+      if (schema) diags.push(...schemaStructureDiagnostics(r.config, schema.block));
+    }
+    for (const c of m.moduleCalls.values()) if (c.module) await visit(c.module);
+  };
+  await visit(config);
+  return diags;
 }
