@@ -194,7 +194,14 @@ class Planner {
       if (o.value) {
         const cfg = `${n.path ? n.path + '.' : ''}output.${o.name}`;
         const obj = `${inst.addr ? inst.addr + '.' : ''}output.${o.name}`;
+        // As NodeApplyableOutput: a failed precondition prevents further evaluation, so the output gets no
+        // planned change.
+        const nDiags = diags.length;
         this.ctx.runConditions('output-pre', o.preconditions, inst, {}, undefined, cfg, obj, diags);
+        if (hasErr(diags.slice(nDiags))) {
+          inst.outputs.set(n.name, Value.unknown(T.Dynamic));
+          continue;
+        }
         v = this.ctx.eval(o.value.ast, inst, {}, diags);
         if (n.path === '' && !o.sensitive && v.hasMarksDeep && v.unmarkDeep()[1].has('sensitive') && !hasErr(diags)) {
           diags.push(
