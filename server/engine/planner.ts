@@ -976,9 +976,11 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     }
     pl.imports.set(instanceAddrString({ module: t.module, ...t.resource, key: t.key?.value }), idv.unmark()[0].str);
   }
+  let moveDiags: Diagnostic[] = [];
   if (!hasErr(diags) && pl.mode !== 'destroy') {
     const mv = applyMoves(opts.config, pl.refreshState.state);
-    diags.push(...mv.diagnostics);
+    // Terraform validates move statements after the plan walk (postPlanValidateMoves): refresh still runs.
+    moveDiags = mv.diagnostics;
     pl.moved = mv.moved;
   }
 
@@ -1023,6 +1025,14 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     }
   }
   pl.outputs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  if (hasErr(moveDiags)) {
+    // Invalid move statements take precedence over everything else, and there is no plan.
+    diags.splice(0, diags.length, ...moveDiags);
+    pl.changes.length = 0;
+    pl.outputs.length = 0;
+    pl.drift.length = 0;
+  } else diags.push(...moveDiags);
 
   pl.ctx.declareRemainingChecks();
   const priorState = await pl.refreshState.close();

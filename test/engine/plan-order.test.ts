@@ -1,5 +1,6 @@
 // Plan behaviour whose ordering follows Terraform's Context.Plan: an output whose precondition fails gets no
-// planned change (conditions steps 7-8).
+// planned change (conditions steps 7-8); invalid move statements are reported after the plan walk, so refresh
+// still runs, and they replace every other result (moved-blocks step 13).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,5 +16,17 @@ test('an output whose precondition fails has no planned change', async () => {
   const p = await doPlan(env);
   assert.deepEqual(p.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.summary}: ${d.detail}`), ['Module output value precondition failed: Port 8081 is reserved.']);
   assert.deepEqual(actions(p.plan), ['terraform_data.r: Update']);
+  assert.deepEqual(p.plan.outputs, []);
+});
+
+test('a redundant move statement is reported after refresh, and alone', async () => {
+  const env = newEnv({ 'main.tf': 'resource "terraform_data" "a" {\n  input = "a"\n}\n' });
+  await planApply(env);
+  writeConfig({ 'main.tf': 'resource "terraform_data" "a" {\n  input = "b"\n}\nmoved {\n  from = terraform_data.nothing\n  to   = terraform_data.nothing\n}\n' }, env.dir);
+  env.rec.calls = [];
+  const p = await doPlan(env);
+  assert.deepEqual(p.diagnostics.map((d) => d.summary), ['Redundant move statement']);
+  assert.equal(env.rec.called('readResource').length, 1, 'refresh ran before the move statements were validated');
+  assert.deepEqual(p.plan.changes, []);
   assert.deepEqual(p.plan.outputs, []);
 });
