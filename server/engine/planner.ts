@@ -111,6 +111,11 @@ class Planner {
   /** new instance address string -> address in the previous run state (moved blocks) */
   moved = new Map<string, InstanceAddr>();
   forgotten: string[] = [];
+  /**
+   * -destroy with -target: Terraform's pre-destroy refresh is a normal plan with the same targets, so only the
+   * targets (their matching instances) and, whole, what they depend on are refreshed. Config resource addresses.
+   */
+  destroyRefresh?: { direct: Set<string>; deps: Set<string> };
   /** import blocks: target instance address string -> import id */
   imports = new Map<string, string>();
 
@@ -343,6 +348,11 @@ class Planner {
   /** Refreshes an object (ReadResource); returns the new value (null when gone) or undefined on errors. */
   async refreshObject(addr: InstanceAddr, deposedKey: string | undefined, o: ObjectSrc, prior: Value, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[], importing = false): Promise<Value | undefined> {
     if (!this.refresh && !importing) return prior;
+    if (this.destroyRefresh && !importing) {
+      const ca = configResourceAddr(staticPath(addr.module), resourceKey(addr));
+      const want = this.destroyRefresh.deps.has(ca) || (this.destroyRefresh.direct.has(ca) && matchesTargets(this.targets, addr));
+      if (!want) return prior;
+    }
     void fqn;
     const p = { provider: this.ctx.providerFor(providerAddr)! };
     this.hooks.preRefresh?.(addr, deposedKey, prior);
@@ -964,6 +974,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   if (!hasErr(diags)) await pl.ctx.loadProviders(fqns);
 
   if (pl.targets.length) pl.targeted = targetedNodes(pl, built);
+  if (pl.targets.length && pl.mode === 'destroy') pl.destroyRefresh = preDestroyRefreshSet(pl, built);
   diags.push(...removedStillConfigured(opts.config));
   for (const ib of opts.config.imports) {
     if (!ib.to || !ib.id || ib.forEach) continue;
@@ -1061,6 +1072,33 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     diagnostics: diags,
   };
   return { plan, diagnostics: diags };
+}
+
+/** The resources a -destroy -target plan refreshes: the targets and, whole, the resources they depend on. */
+function preDestroyRefreshSet(pl: Planner, built: ReturnType<typeof buildConfigGraph>): { direct: Set<string>; deps: Set<string> } {
+  const addrOf = new Map<string, string>();
+  for (const [addr, k] of built.resourceNodes) addrOf.set(k, addr);
+  const direct = new Set<string>();
+  const deps = new Set<string>();
+  const stack: string[] = [];
+  for (const [addr, k] of built.resourceNodes) {
+    if (pl.targets.some((t) => t.configPrefix.length === 0 || addr === t.configAddr || (t.isModule && addr.startsWith(t.configAddr + '.')))) {
+      direct.add(addr);
+      stack.push(k);
+    }
+  }
+  const seen = new Set<string>();
+  while (stack.length) {
+    const k = stack.pop()!;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    for (const d of built.graph.dependencies(k)) {
+      const a = addrOf.get(d);
+      if (a !== undefined) deps.add(a);
+      stack.push(d);
+    }
+  }
+  return { direct, deps };
 }
 
 /** Resource nodes selected by -target and everything they depend on. */

@@ -1,6 +1,8 @@
 // Plan behaviour whose ordering follows Terraform's Context.Plan: an output whose precondition fails gets no
 // planned change (conditions steps 7-8); invalid move statements are reported after the plan walk, so refresh
-// still runs, and they replace every other result (moved-blocks step 13).
+// still runs, and they replace every other result (moved-blocks step 13); -destroy -target refreshes only the
+// targets and what they depend on, as the pre-destroy refresh is a normal targeted plan (target-replace-refresh
+// step 9).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,4 +31,17 @@ test('a redundant move statement is reported after refresh, and alone', async ()
   assert.equal(env.rec.called('readResource').length, 1, 'refresh ran before the move statements were validated');
   assert.deepEqual(p.plan.changes, []);
   assert.deepEqual(p.plan.outputs, []);
+});
+
+test('-destroy -target refreshes only the targets, not their dependents or unrelated resources', async () => {
+  const env = newEnv({
+    'main.tf':
+      'resource "terraform_data" "base" {\n  input = "base"\n}\nresource "terraform_data" "app" {\n  count = 2\n  input = "${terraform_data.base.output}-${count.index}"\n}\nresource "terraform_data" "other" {\n  input = "other"\n}\n',
+  });
+  await planApply(env);
+  env.rec.calls = [];
+  const p = await doPlan(env, { mode: 'destroy', targets: ['terraform_data.base'] });
+  assert.deepEqual(p.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(env.rec.called('readResource').length, 1, 'only terraform_data.base is refreshed');
+  assert.deepEqual(actions(p.plan), ['terraform_data.app[0]: Delete', 'terraform_data.app[1]: Delete', 'terraform_data.base: Delete']);
 });
