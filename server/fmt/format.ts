@@ -9,7 +9,8 @@
 
 import type { Diagnostic, Pos, Range } from '../diags/diagnostic';
 import { T, lex, type Token } from './lexer';
-import { decodeStringLit, goQuote, isGoPrint, parseConfig, type PBlock, type PBody, type Span, type SynDiag } from './parser';
+import { isGoPrint } from '../lang/goquote';
+import { decodeStringLit, goQuote, parseConfig, type PBlock, type PBody, type Span, type SynDiag } from './parser';
 
 export interface FormatResult {
   /** The formatted text, absent when the source has syntax errors. */
@@ -158,7 +159,7 @@ function escapeQuoted(s: string): string {
         out += chars[i + 1] === '{' ? ch + ch : ch;
         break;
       default: {
-        if (isGoPrint(ch)) out += ch;
+        if (isGoPrint(ch.codePointAt(0)!)) out += ch;
         else {
           const c = ch.codePointAt(0)!;
           out += c < 0x10000 ? '\\u' + c.toString(16).padStart(4, '0') : '\\U' + c.toString(16).padStart(8, '0');

@@ -1371,28 +1371,9 @@ class Parser {
   }
 }
 
-/** Go's %q for the plain strings that appear in messages. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
-    else if (!isGoPrint(ch)) out += c < 0x10000 ? '\\u' + c.toString(16).padStart(4, '0') : '\\U' + c.toString(16).padStart(8, '0');
-    else out += ch;
-  }
-  return out + '"';
-}
-
-const PRINT = /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u;
-
-/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
-export function isGoPrint(ch: string): boolean {
-  return ch === ' ' || PRINT.test(ch);
-}
+// One implementation of Go's quoting for the whole engine (lang/goquote.ts); re-exported for this module's users.
+import { goQuote } from '../lang/goquote';
+export { goQuote };
 
 /**
  * Decodes the escapes of a quoted-string literal token, as HCL's ParseStringLiteralToken does, returning the

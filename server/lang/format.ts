@@ -96,56 +96,9 @@ function formatSequence(v: Value, indent: number): string {
   return out + '\n' + ' '.repeat(indent) + ']';
 }
 
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-
-/** Go's strconv.Quote. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\x07':
-        out += '\\a';
-        continue;
-      case '\b':
-        out += '\\b';
-        continue;
-      case '\f':
-        out += '\\f';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      case '\v':
-        out += '\\v';
-        continue;
-    }
-    if (c === 0x20 || (c >= 0x21 && c < 0x7f) || (c >= 0xa1 && PRINTABLE.test(ch) && c !== 0xad)) {
-      out += ch;
-    } else if (c < 0x80) {
-      out += '\\x' + c.toString(16).padStart(2, '0');
-    } else if (c === 0xfffd && ch !== '\ufffd') {
-      out += '\\ufffd';
-    } else if (c < 0x10000) {
-      out += '\\u' + c.toString(16).padStart(4, '0');
-    } else {
-      out += '\\U' + c.toString(16).padStart(8, '0');
-    }
-  }
-  return out + '"';
-}
+// One implementation of Go's quoting for the whole engine (lang/goquote.ts); re-exported for this module's users.
+import { goQuote } from './goquote';
+export { goQuote };
 
 /** A type as the console's type() prints it: collections of non-primitive types span several lines. */
 export function consoleTypeString(t: T.Type, indent = ''): string {

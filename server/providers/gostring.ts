@@ -37,48 +37,9 @@ export function isRefined(v: Value): boolean {
   return !!(r.notNull || r.isNull || r.stringPrefix || r.numberLower || r.numberUpper || r.lengthLower || r.lengthUpper !== undefined);
 }
 
-/** Go's strconv.Quote: double quotes, Go escapes, printable Unicode kept as is. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\x07':
-        out += '\\a';
-        continue;
-      case '\b':
-        out += '\\b';
-        continue;
-      case '\f':
-        out += '\\f';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      case '\v':
-        out += '\\v';
-        continue;
-    }
-    if (c === 0x20 || PRINTABLE.test(ch)) out += ch;
-    else if (c < 0x80) out += '\\x' + c.toString(16).padStart(2, '0');
-    else if (c <= 0xffff) out += '\\u' + c.toString(16).padStart(4, '0');
-    else out += '\\U' + c.toString(16).padStart(8, '0');
-  }
-  return out + '"';
-}
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+// One implementation of Go's quoting for the whole engine (lang/goquote.ts); re-exported for this module's users.
+import { goQuote } from '../lang/goquote';
+export { goQuote };
 
 /** Digits and decimal-point position of a shortest decimal, laid out as Go's `%g` with shortest precision. */
 function formatG(neg: boolean, mant: string, dp: number): string {

@@ -25,48 +25,9 @@ export function utf8Len(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
 
-/** Go's unicode.IsPrint (approximately: letters, marks, numbers, punctuation, symbols and ASCII space). */
-export function isGoPrint(cp: number): boolean {
-  if (cp === 0x20) return true;
-  return /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(String.fromCodePoint(cp));
-}
-
-function goEscapeRune(cp: number, quote: string): string {
-  const c = String.fromCodePoint(cp);
-  if (c === quote || c === '\\') return '\\' + c;
-  if (isGoPrint(cp)) return c;
-  switch (cp) {
-    case 7:
-      return '\\a';
-    case 8:
-      return '\\b';
-    case 12:
-      return '\\f';
-    case 10:
-      return '\\n';
-    case 13:
-      return '\\r';
-    case 9:
-      return '\\t';
-    case 11:
-      return '\\v';
-  }
-  if (cp < 0x20 || cp === 0x7f) return '\\x' + cp.toString(16).padStart(2, '0');
-  if (cp < 0x10000) return '\\u' + cp.toString(16).padStart(4, '0');
-  return '\\U' + cp.toString(16).padStart(8, '0');
-}
-
-/** Go's %q of a string (strconv.Quote). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) out += goEscapeRune(ch.codePointAt(0)!, '"');
-  return out + '"';
-}
-
-/** Go's %q of a rune (strconv.QuoteRune). */
-export function goQuoteRune(ch: string): string {
-  return "'" + goEscapeRune(ch.codePointAt(0)!, "'") + "'";
-}
+// One implementation of Go's quoting for the whole engine (lang/goquote.ts); re-exported for this module's users.
+import { goQuote, goQuoteRune, isGoPrint } from '../goquote';
+export { goQuote, goQuoteRune, isGoPrint };
 
 /** Go's unicode.IsSpace. */
 export function isGoSpace(cp: number): boolean {

@@ -19,28 +19,9 @@ function hashFn(algo: string, enc: 'hex' | 'base64'): FuncSpec {
   };
 }
 
-/** Go's strconv.Quote subset used for %q of a string. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (c === 7) out += '\\a';
-    else if (c === 8) out += '\\b';
-    else if (c === 12) out += '\\f';
-    else if (c === 10) out += '\\n';
-    else if (c === 13) out += '\\r';
-    else if (c === 9) out += '\\t';
-    else if (c === 11) out += '\\v';
-    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
-    else if (c === 0xfffd && ch !== '\ufffd') out += '\\ufffd';
-    else if ((c >= 0x80 && c < 0xa0) || c === 0xad || c === 0x2028 || c === 0x2029 || c === 0xfeff)
-      out += c <= 0xffff ? '\\u' + c.toString(16).padStart(4, '0') : '\\U' + c.toString(16).padStart(8, '0');
-    else out += ch;
-  }
-  return out + '"';
-}
+// One implementation of Go's quoting for the whole engine (lang/goquote.ts); re-exported for this module's users.
+import { goQuote } from '../goquote';
+export { goQuote };
 
 const NAMESPACES: Record<string, string> = {
   dns: '6ba7b810-9dad-11d1-80b4-00c04fd430c8',
