@@ -17,9 +17,11 @@ import { didChangeWatchedFiles } from './handlers/didChangeWatchedFiles';
 import { didClose } from './handlers/didClose';
 import { didOpen } from './handlers/didOpen';
 import { documentSymbol } from './handlers/documentSymbol';
+import { registerEditing } from './features';
 import { formatting } from './handlers/formatting';
 import { initialize } from './handlers/initialize';
 import { guard, type Logger } from './log';
+import { registerPreview } from './preview';
 import { AnalysisStatusNotification } from './protocol';
 import type { Session } from './session';
 
@@ -59,6 +61,8 @@ export function startServer(connection: Connection, engine: Engine = defaultEngi
   );
   connection.onDocumentFormatting(guard(log, 'formatting', () => [], (p) => formatting(session, p)));
   connection.onDocumentSymbol(guard(log, 'documentSymbol', () => [], (p) => documentSymbol(session, p)));
+  registerPreview(connection, session);
+  registerEditing(connection, session);
   connection.onShutdown(() => {
     diagnostics.dispose();
     documents.disposeAll();

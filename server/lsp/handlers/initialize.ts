@@ -3,6 +3,8 @@
 // show every problem twice).
 
 import { TextDocumentSyncKind, type InitializeParams, type InitializeResult } from 'vscode-languageserver';
+import { editingCapabilities } from '../features';
+import { previewCapabilities } from '../preview';
 import type { InitializationOptions } from '../protocol';
 import type { Session } from '../session';
 
@@ -18,6 +20,8 @@ export async function initialize(session: Session, params: InitializeParams): Pr
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
       documentFormattingProvider: true,
       documentSymbolProvider: { label: 'Foresight' },
+      ...previewCapabilities(params),
+      ...editingCapabilities(params),
     },
     serverInfo: { name: 'foresight', version: '0.1.0' },
   };
