@@ -70,6 +70,8 @@ export class LineIndex {
 
 /** The LSP `source` of every diagnostic this server publishes. */
 export const DIAGNOSTIC_SOURCE = 'foresight';
+/** The LSP `source` of the preview plan's diagnostics (DiagnosticsScheduler.setPreviewDiagnostics). */
+export const PREVIEW_DIAGNOSTIC_SOURCE = 'foresight preview';
 
 /**
  * Converts one engine diagnostic about the text indexed by `index`. A diagnostic without a subject range is

@@ -14,11 +14,16 @@
 // analysis will report too (Terraform skips the other checks of a module that fails to load), and the
 // analysis's complete result replaces them when it arrives. Likewise, a document that showed only syntax
 // errors and has none left is cleared at once.
+//
+// Preview diagnostics: the preview plan (server/lsp/preview) hands in its own diagnostics per directory with
+// setPreviewDiagnostics; they are merged after the analysis's into the pushed and pulled results of their
+// files, with LSP source PREVIEW_SOURCE so the user can tell them apart. A new set replaces the previous set
+// of that directory, and only documents whose merged result changed are republished.
 
 import { sep } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver';
 import type { Diagnostic as EngineDiagnostic } from '../diags/diagnostic';
-import { LineIndex, toLspDiagnostic } from './convert';
+import { LineIndex, PREVIEW_DIAGNOSTIC_SOURCE, toLspDiagnostic } from './convert';
 import type { OpenDocument, OpenDocuments } from './documents';
 import type { DirectoryAnalysis, Engine } from './engine';
 import { describeError, type Logger } from './log';
@@ -54,6 +59,8 @@ export class DiagnosticsScheduler {
   /** Documents with a pull waiting for an analysis; they need no refresh, the pull answers them. */
   private readonly pulling = new Map<string, number>();
   private disposed = false;
+  /** Preview-plan diagnostics: directory of the plan → absolute file path → diagnostics (source already set). */
+  private readonly preview = new Map<string, Map<string, Diagnostic[]>>();
 
   /** pullMode is read on every analysis, so it may be decided after construction (at initialize). */
   pullMode = false;
@@ -119,8 +126,42 @@ export class DiagnosticsScheduler {
     return diags;
   }
 
+  /**
+   * Replaces the preview-plan diagnostics of the plan of `directory` (absolute file path → diagnostics, in
+   * the positions of the documents' current texts). They are merged into the results of those files, marked
+   * with source PREVIEW_DIAGNOSTIC_SOURCE; documents whose merged result changed are republished (push) or
+   * refreshed (pull). An empty map clears them.
+   */
+  setPreviewDiagnostics(directory: string, byFile: Map<string, Diagnostic[]>): void {
+    if (this.disposed) return;
+    const affected = new Set(this.preview.get(directory)?.keys() ?? []);
+    const next = new Map<string, Diagnostic[]>();
+    for (const [path, diags] of byFile) {
+      affected.add(path);
+      if (diags.length) next.set(path, diags.map((d) => ({ ...d, source: PREVIEW_DIAGNOSTIC_SOURCE })));
+    }
+    if (next.size) this.preview.set(directory, next);
+    else this.preview.delete(directory);
+    let stale = false;
+    for (const doc of this.documents.all()) {
+      if (doc.path === undefined || !affected.has(doc.path)) continue;
+      const st = doc.dir === undefined ? undefined : this.dirs.get(doc.dir);
+      const diags = this.convert(doc, st);
+      const key = JSON.stringify(diags);
+      if (this.sent.get(doc.uri) === key) continue;
+      if (this.pullMode) {
+        if (this.sent.has(doc.uri) && !this.pulling.has(doc.uri)) stale = true;
+      } else {
+        this.sent.set(doc.uri, key);
+        this.sink.publish(doc.uri, diags, doc.version);
+      }
+    }
+    if (stale) this.sink.refresh();
+  }
+
   dispose(): void {
     this.disposed = true;
+    this.preview.clear();
     for (const st of this.dirs.values()) {
       clearTimeout(st.timer);
       for (const w of st.waiters.splice(0)) w();
@@ -246,7 +287,19 @@ export class DiagnosticsScheduler {
     if (stale) this.sink.refresh();
   }
 
-  private convert(doc: OpenDocument, st: DirState): Diagnostic[] {
+  /** The analysis's diagnostics of `doc` followed by the preview plans' ones. */
+  private convert(doc: OpenDocument, st: DirState | undefined): Diagnostic[] {
+    const own = st ? this.convertAnalysis(doc, st) : [];
+    if (doc.path === undefined || this.preview.size === 0) return own;
+    let out = own;
+    for (const byFile of this.preview.values()) {
+      const p = byFile.get(doc.path);
+      if (p) out = out === own ? [...own, ...p] : [...out, ...p];
+    }
+    return out;
+  }
+
+  private convertAnalysis(doc: OpenDocument, st: DirState): Diagnostic[] {
     if (!st.results || doc.path === undefined) return [];
     const own: EngineDiagnostic[] = st.results.diagnostics.get(doc.path) ?? [];
     const all = st.results.general.length ? [...own, ...st.results.general] : own;

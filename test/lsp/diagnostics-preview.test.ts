@@ -1,0 +1,139 @@
+// DiagnosticsScheduler.setPreviewDiagnostics: the preview plan's diagnostics merged into a document's pushed and
+// pulled results, marked with source 'foresight preview', republishing only documents whose results changed.
+// In-process, with an engine that returns a fixed analysis (the scheduler's contract does not depend on it).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Diagnostic } from 'vscode-languageserver';
+import { DiagnosticsScheduler } from '../../server/lsp/diagnostics';
+import { OpenDocuments } from '../../server/lsp/documents';
+import type { DirectoryAnalysis, Engine } from '../../server/lsp/engine';
+import { initParser } from '../../server/syntax/treesitter';
+
+const DIR = '/ws/mod';
+const A = `${DIR}/a.tf`;
+const B = `${DIR}/b.tf`;
+const uri = (p: string) => `file://${p}`;
+
+function fixture(pullMode: boolean) {
+  const analysis: DirectoryAnalysis = {
+    diagnostics: new Map([
+      [
+        A,
+        [
+          {
+            severity: 'error',
+            summary: 'Unsupported argument',
+            detail: 'An argument named "x" is not expected here.',
+            subject: { filename: A, start: { line: 1, column: 3, byte: 2 }, end: { line: 1, column: 4, byte: 3 } },
+          },
+        ],
+      ],
+    ]),
+    general: [],
+  };
+  let analyses = 0;
+  const engine: Engine = {
+    init: initParser,
+    analyzeDirectory: async () => {
+      analyses++;
+      return analysis;
+    },
+    format: () => undefined,
+  };
+  const published: { uri: string; diagnostics: Diagnostic[] }[] = [];
+  let refreshes = 0;
+  const documents = new OpenDocuments();
+  const sched = new DiagnosticsScheduler(
+    engine,
+    documents,
+    { publish: (u, d) => published.push({ uri: u, diagnostics: d }), refresh: () => refreshes++, status: () => undefined },
+    { info: () => undefined, error: (m) => assert.fail(m) },
+  );
+  sched.debounceMs = 0;
+  sched.pullMode = pullMode;
+  return { sched, documents, published, refreshes: () => refreshes, analyses: () => analyses };
+}
+
+const planError: Diagnostic = {
+  range: { start: { line: 0, character: 0 }, end: { line: 0, character: 12 } },
+  severity: 1,
+  message: 'Invalid for_each argument',
+};
+
+async function settle(f: ReturnType<typeof fixture>, uris: string[]) {
+  // Push mode: wait until every document got its analysis result.
+  for (let i = 0; i < 200 && !uris.every((u) => f.published.some((p) => p.uri === u)); i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+test('push: preview diagnostics are appended with their own source, only changed documents are republished', async () => {
+  await initParser();
+  const f = fixture(false);
+  try {
+    f.sched.changed(f.documents.open(uri(A), 'terraform', 1, 'a {\n  x = 1\n}\n'));
+    f.sched.changed(f.documents.open(uri(B), 'terraform', 1, 'b {}\n'));
+    await settle(f, [uri(A)]);
+    const before = f.published.length;
+    const latestA = f.published.filter((p) => p.uri === uri(A)).at(-1);
+    assert.deepEqual(latestA?.diagnostics.map((d) => d.source), ['foresight']);
+
+    f.sched.setPreviewDiagnostics(DIR, new Map([[B, [planError]]]));
+    assert.equal(f.published.length, before + 1, 'only b.tf changed');
+    assert.deepEqual(f.published.at(-1), { uri: uri(B), diagnostics: [{ ...planError, source: 'foresight preview' }] });
+
+    // The same set again: nothing changed, nothing is sent.
+    f.sched.setPreviewDiagnostics(DIR, new Map([[B, [planError]]]));
+    assert.equal(f.published.length, before + 1);
+
+    // Moved to a.tf: b.tf is cleared, a.tf gets analysis + preview, in that order.
+    f.sched.setPreviewDiagnostics(DIR, new Map([[A, [planError]]]));
+    assert.equal(f.published.length, before + 3);
+    const sent = new Map(f.published.slice(before + 1).map((p) => [p.uri, p.diagnostics]));
+    assert.deepEqual(sent.get(uri(B)), []);
+    assert.deepEqual(
+      sent.get(uri(A))?.map((d) => [d.source, d.message]),
+      [
+        ['foresight', 'Unsupported argument\n\nAn argument named "x" is not expected here.'],
+        ['foresight preview', 'Invalid for_each argument'],
+      ],
+    );
+
+    // A later analysis keeps the preview diagnostics (they are replaced only by the next preview).
+    f.sched.changed(f.documents.get(uri(A))!);
+    const analysesBefore = f.analyses();
+    for (let i = 0; i < 200 && f.analyses() === analysesBefore; i++) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(f.published.length, before + 3, 'the re-analysis found the same diagnostics: nothing republished');
+
+    // Clearing: a.tf goes back to the analysis's diagnostics alone.
+    f.sched.setPreviewDiagnostics(DIR, new Map());
+    assert.deepEqual(f.published.at(-1)?.diagnostics.map((d) => d.source), ['foresight']);
+    assert.equal(f.published.length, before + 4);
+  } finally {
+    f.sched.dispose();
+    f.documents.disposeAll();
+  }
+});
+
+test('pull: a pull answers the merged result; a change to an already pulled document asks for a refresh', async () => {
+  await initParser();
+  const f = fixture(true);
+  try {
+    f.sched.changed(f.documents.open(uri(A), 'terraform', 1, 'a {\n  x = 1\n}\n'));
+    f.sched.changed(f.documents.open(uri(B), 'terraform', 1, 'b {}\n'));
+    assert.deepEqual(await f.sched.pull(uri(B)), []);
+    f.sched.setPreviewDiagnostics(DIR, new Map([[B, [planError]]]));
+    assert.equal(f.refreshes(), 1, 'b.tf was pulled before: the client is told to pull again');
+    f.sched.setPreviewDiagnostics(DIR, new Map([[A, [planError]]]));
+    assert.equal(f.refreshes(), 1, 'b.tf is back to what it was pulled with; a.tf was never pulled');
+    assert.deepEqual(await f.sched.pull(uri(B)), []);
+    assert.deepEqual(
+      (await f.sched.pull(uri(A))).map((d) => d.source),
+      ['foresight', 'foresight preview'],
+    );
+    assert.equal(f.published.length, 0, 'pull mode never pushes');
+  } finally {
+    f.sched.dispose();
+    f.documents.disposeAll();
+  }
+});
