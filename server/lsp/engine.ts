@@ -5,7 +5,13 @@
 
 import { isAbsolute, join } from 'node:path';
 import { ModuleAnalysis } from '../config/analysis';
-import type { Diagnostic } from '../diags/diagnostic';
+import type { Resource } from '../config/model';
+import type { ValidateResult } from '../config/validate';
+import type { Diagnostic, Range } from '../diags/diagnostic';
+import { hasErrors } from '../diags/diagnostic';
+import { providerValidationDiagnostics } from '../engine/validate';
+import { startBuiltinProvider } from '../providers/builtin';
+import type { Provider } from '../providers/provider';
 import { format } from '../fmt/format';
 import { syntaxDiagnostics } from '../syntax/errors';
 import { initParser } from '../syntax/treesitter';
@@ -84,11 +90,39 @@ function analysisOf(dir: string): ModuleAnalysis {
   return a;
 }
 
+/**
+ * The providers whose validation runs while the user types: Foresight's built-in providers (our own code,
+ * allowed in untrusted workspaces too), one unconfigured instance each for the server's lifetime (validation
+ * needs no configuration). Third-party provider binaries are not started by the analysis.
+ */
+const builtinInstances = new Map<string, Provider | undefined>();
+export function builtinProviders(fqn: string): Provider | undefined {
+  if (!builtinInstances.has(fqn)) builtinInstances.set(fqn, startBuiltinProvider(fqn));
+  return builtinInstances.get(fqn);
+}
+
+/**
+ * The diagnostics `terraform validate` gives for the module: the static ones of `result`, plus, when the
+ * configuration loaded (no loading error, no cycle), the provider part of the validate walk
+ * (engine/validate.ts): schema errors and the providers' own Validate*Config diagnostics at the attribute
+ * they concern. As in Terraform's walk, a body whose references failed is not decoded.
+ */
+export async function withProviderDiagnostics(dir: string, result: ValidateResult): Promise<Diagnostic[]> {
+  const mod = result.module;
+  if (!mod || (hasErrors(result.diagnostics) && !result.walkErrorsOnly)) return result.diagnostics;
+  const errs = result.diagnostics.filter((d) => d.severity === 'error' && d.subject);
+  const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
+  const skip = (r: Resource) =>
+    errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
+  const extra = await providerValidationDiagnostics(mod, { providers: builtinProviders, cwd: dir, skip, throughDynamic: true });
+  return extra.length ? [...result.diagnostics, ...extra] : result.diagnostics;
+}
+
 export const defaultEngine: Engine = {
   init: initParser,
   async analyzeDirectory(dir, overlays) {
     const result = await analysisOf(dir).analyze(overlays);
-    const grouped = groupByFile(dir, result.diagnostics);
+    const grouped = groupByFile(dir, await withProviderDiagnostics(dir, result));
     // The module loader reads only .tf files; open .tfvars files still get their syntax checked.
     for (const [path, text] of overlays) {
       if (path.endsWith('.tfvars')) grouped.diagnostics.set(path, syntaxDiagnostics(text, path));
