@@ -37,7 +37,7 @@ await esbuild.build({
   format: 'cjs',
   sourcemap: 'inline',
   logLevel: 'warning',
-  loader: { '.txt': 'text' },
+  loader: { '.txt': 'text', '.proto': 'text' },
   // web-tree-sitter reads import.meta.url to find its files; give the CommonJS bundles a real one.
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('url').pathToFileURL(__filename).href;" },
