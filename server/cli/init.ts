@@ -46,6 +46,7 @@ import { providerConstraintsString } from '../versions/provider';
 import { goJson, jsonDiagnostic } from './validate';
 import { goQuote } from '../states/statefile';
 import { TERRAFORM_VERSION } from './version';
+import { incompleteLockWarning, installPackage, loadCliConfig, selectExternal } from '../plugin/discovery';
 
 export interface InitIO {
   stdout: (s: string) => void;
@@ -502,7 +503,13 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   const ordered = new Map(
     [...reqs].sort((x, y) => Number(isBuiltIn(y[1].addr)) - Number(isBuiltIn(x[1].addr)) || compareProviders(x[1].addr, y[1].addr)),
   );
-  const sel = selectProviders(ordered, availableProviders(), locks.providers, a.upgrade);
+  // Providers Foresight does not carry come from the filesystem mirrors / plugin cache of the CLI configuration
+  // (server/plugin/discovery.ts), as Terraform's installer installs them; dev_overrides are never installed.
+  const env = io.env ?? process.env;
+  const cliCfg = await loadCliConfig(dir, env);
+  const carried = new Set(availableProviders().map((p) => providerString(p.addr)));
+  const external = new Map([...ordered].filter(([k, r]) => !isBuiltIn(r.addr) && !carried.has(k) && !cliCfg.devOverrides.has(k)));
+  const sel = selectProviders(new Map([...ordered].filter(([k]) => !external.has(k) && !cliCfg.devOverrides.has(k))), availableProviders(), locks.providers, a.upgrade);
   const chosen = new Map(sel.selections.map((s) => [providerString(s.addr), s]));
   for (const [k, r] of ordered) {
     const disp = providerForDisplay(r.addr);
@@ -510,6 +517,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
       if (chosen.has(k) && !r.constraints.length) view.log(`- ${disp} is built in to Terraform`, `${disp} is built in to Terraform`);
       continue;
     }
+    if (cliCfg.devOverrides.has(k)) continue;
     const s = chosen.get(k);
     const lockedV = locks.providers.get(k)?.version;
     if (!a.upgrade && lockedV !== undefined) view.log(`- Reusing previous version of ${disp} from the dependency lock file`, `${disp}: Reusing previous version from the dependency lock file`);
@@ -518,6 +526,32 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
       view.log(`- Finding ${disp} versions matching ${JSON.stringify(c)}...`, `Finding matching versions for provider: ${disp}, version_constraint: ${JSON.stringify(c)}`);
     } else view.log(`- Finding latest version of ${disp}...`, `${disp}: Finding latest version...`);
     if (s?.version) view.log(`- Using ${disp} v${s.version} built in to Foresight`, `${disp} v${s.version}: Using the version built in to Foresight`);
+  }
+  // Then, as Terraform's installer, each external provider is installed (or found already installed).
+  const installed = new Map<string, ProviderLock>();
+  const incomplete: string[] = [];
+  for (const [k, r] of external) {
+    const disp = providerForDisplay(r.addr);
+    const prior = locks.providers.get(k);
+    const pick = selectExternal(cliCfg, k, disp, r.constraints, a.upgrade ? undefined : prior?.version, a.upgrade);
+    if ('error' in pick) {
+      sel.diagnostics.push(pick.error);
+      continue;
+    }
+    const v = pick.candidate.version;
+    const inst = await installPackage(dir, env, cliCfg, pick.candidate, prior, disp);
+    if ('error' in inst) {
+      view.log(`- Installing ${disp} v${v}...`, `Installing provider version: ${disp} v${v}...`);
+      sel.diagnostics.push(inst.error);
+      continue;
+    }
+    if (inst.action === 'reused') view.log(`- Using previously-installed ${disp} v${v}`, `${disp} v${v}: Using previously-installed provider version`);
+    else {
+      view.log(`- Installing ${disp} v${v}...`, `Installing provider version: ${disp} v${v}...`);
+      view.log(`- Installed ${disp} v${v} (unauthenticated)`, `Installed provider version: ${disp} v${v} (unauthenticated)`);
+    }
+    if (inst.newLocalHashes) incomplete.push(disp);
+    installed.set(k, { addr: r.addr, version: v, constraints: r.constraints, hashes: inst.hashes });
   }
   if (hasErrors(sel.diagnostics)) {
     view.diagnostics([...diags, ...sel.diagnostics]);
@@ -530,6 +564,8 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     const prev = locks.providers.get(k);
     newLocks.set(k, { addr: s.addr, version: s.version, constraints: s.constraints, hashes: prev && prev.version === s.version ? prev.hashes : [] });
   }
+  for (const [k, l] of installed) newLocks.set(k, l);
+  if (incomplete.length) diags.push(incompleteLockWarning(incomplete));
   if (!locksEqual(newLocks, locks.providers)) {
     if (a.lockfileReadonly) {
       const sameAddrs = newLocks.size === locks.providers.size && [...newLocks.keys()].every((k) => locks.providers.has(k));
@@ -570,42 +606,6 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
 // ---- the backend ---------------------------------------------------------------------------------------------
 
 const REMOTE_BACKENDS = ['azurerm', 'consul', 'cos', 'gcs', 'http', 'kubernetes', 'oss', 'pg', 's3', 'remote', 'cloud'];
-
-/**
- * The value of a quoted HCL string without interpolation, escapes decoded (\\n \\r \\t \\" \\\\ \\uNNNN
- * \\UNNNNNNNN, $${ and %%{); undefined for anything else.
- */
-export function quotedLiteral(text: string): string | undefined {
-  if (text.length < 2 || text[0] !== '"' || text[text.length - 1] !== '"') return undefined;
-  const body = text.slice(1, -1);
-  let out = '';
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '\\') {
-      const n = body[i + 1];
-      const simple: Record<string, string> = { n: '\n', r: '\r', t: '\t', '"': '"', '\\': '\\' };
-      if (n in simple) {
-        out += simple[n];
-        i++;
-        continue;
-      }
-      const len = n === 'u' ? 4 : n === 'U' ? 8 : 0;
-      const hex = body.slice(i + 2, i + 2 + len);
-      if (!len || !/^[0-9A-Fa-f]+$/.test(hex) || hex.length !== len) return undefined;
-      out += String.fromCodePoint(parseInt(hex, 16));
-      i += 1 + len;
-      continue;
-    }
-    if ((c === '$' || c === '%') && body[i + 1] === c && body[i + 2] === '{') {
-      out += c + '{';
-      i += 2;
-      continue;
-    }
-    if ((c === '$' || c === '%') && body[i + 1] === '{') return undefined;
-    out += c;
-  }
-  return out;
-}
 
 /** crc32 (IEEE), as cty's Value.Hash uses it. */
 function crc32(buf: Buffer): number {
