@@ -60,6 +60,10 @@ export const Commands = {
   selectWorkspace: 'foresight.selectWorkspace',
   cancelRun: 'foresight.cancelRun',
   showOutput: 'foresight.showOutput',
+  /** Resources tree: the instance's object in the state, as JSON. */
+  showInState: 'foresight.showInState',
+  /** Resources tree: refresh only this resource (-refresh-only -target). */
+  refreshResource: 'foresight.refreshResource',
 } as const;
 
 /** The argument run commands accept from code lenses, tree menus and tests. */

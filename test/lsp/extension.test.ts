@@ -38,17 +38,29 @@ test('activation registers the commands and survives a language client that cann
   const vscode: Record<string, unknown> = {};
   for (const k of API_NAMES) vscode[k] = anything(`vscode.${k}`, log);
   // No `version`: the language client refuses to start, as it would on an unsupported VS Code.
-  vscode.window = {
+  const windowOverrides: Record<string, unknown> = {
     createOutputChannel: () => ({ info() {}, debug() {}, error: (m: string) => errors.push(m), appendLine() {}, dispose() {} }),
     showErrorMessage: (m: string) => {
       errors.push(m);
       return Promise.resolve(undefined);
     },
   };
+  windowOverrides.createStatusBarItem = () => ({ show() {}, hide() {}, dispose() {} });
+  // Views and the rest of `window` accept anything.
+  const windowRest = anything('vscode.window', log) as Record<string, unknown>;
+  vscode.window = new Proxy(windowOverrides, { get: (t, p: string) => (p in t ? t[p] : windowRest[p]) });
+  const workspaceRest = anything('vscode.workspace', log) as Record<string, unknown>;
+  const workspaceOverrides: Record<string, unknown> = { isTrusted: true, findFiles: () => Promise.resolve([]) };
+  vscode.workspace = new Proxy(workspaceOverrides, { get: (t, p: string) => (p in t ? t[p] : workspaceRest[p]) });
+  const contexts = new Map<string, unknown>();
   vscode.commands = {
     registerCommand: (id: string, fn: () => unknown) => {
       commands.set(id, fn);
       return { dispose() {} };
+    },
+    executeCommand: (id: string, key: string, value: unknown) => {
+      if (id === 'setContext') contexts.set(key, value);
+      return Promise.resolve(undefined);
     },
   };
 
@@ -64,6 +76,9 @@ test('activation registers the commands and survives a language client that cann
     assert.deepEqual([...commands.keys()], Object.values(Commands));
     assert.ok(subscriptions.length >= 2, 'the output channel and the command are disposed with the extension');
     assert.ok(errors.some((m) => m.startsWith('The language server did not start')), errors.join('\n'));
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(contexts.get('foresight.active'), true, 'the palette shows the run commands once active');
+    assert.equal(contexts.get('foresight.hasTerraformFiles'), false, 'the welcome view shows without .tf files');
   } finally {
     Module._load = load;
   }

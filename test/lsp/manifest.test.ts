@@ -57,3 +57,113 @@ test('the client bundle leaves vscode external and starts the server bundle', ()
   assert.match(client, /dist\/server\.js/);
   assert.ok(existsSync(join(root, 'dist/server.js')));
 });
+
+interface FullManifest {
+  icon: string;
+  activationEvents: string[];
+  capabilities: { untrustedWorkspaces: { supported: string | boolean; description?: string } };
+  scripts: Record<string, string>;
+  contributes: {
+    commands: { command: string; title: string; icon?: string }[];
+    viewsContainers: { activitybar: { id: string; title: string; icon: string }[] };
+    views: Record<string, { id: string; name: string }[]>;
+    viewsWelcome: { view: string; contents: string; when?: string }[];
+    menus: Record<string, { command: string; when?: string; group?: string }[]>;
+    keybindings: { command: string; key: string; when?: string }[];
+    configuration: { properties: Record<string, { type: string; default: unknown; enum?: string[] }> };
+  };
+}
+
+test('the manifest contributes the views, their menus, keybindings, settings and the trust mode', () => {
+  const m = json('package.json') as FullManifest;
+  const c = m.contributes;
+  const ids = new Set(c.commands.map((x) => x.command));
+
+  // Titles as the issue names them in the palette ("Foresight: Plan").
+  const titles = Object.fromEntries(c.commands.map((x) => [x.command, x.title]));
+  assert.equal(titles[Commands.plan], 'Plan');
+  assert.equal(titles[Commands.planDestroy], 'Plan Destroy');
+  assert.equal(titles[Commands.refreshState], 'Refresh State');
+  assert.equal(titles[Commands.apply], 'Apply');
+  assert.equal(titles[Commands.applySavedPlan], 'Apply Saved Plan');
+  assert.equal(titles[Commands.planResource], 'Plan This Resource');
+  assert.equal(titles[Commands.applyResource], 'Apply This Resource');
+  assert.equal(titles[Commands.replaceResource], 'Replace This Resource');
+  assert.equal(titles[Commands.showPlannedDiff], 'Show Planned Diff');
+  assert.equal(titles[Commands.selectWorkspace], 'Select Workspace');
+  assert.equal(titles[Commands.cancelRun], 'Cancel Run');
+  assert.equal(titles[Commands.showOutput], 'Show Output');
+  assert.equal(titles[Commands.restartServer], 'Restart Language Server');
+
+  // One activity bar container holding the two views; the icons ship with the extension.
+  assert.deepEqual(c.viewsContainers.activitybar.map((x) => x.id), ['foresight']);
+  assert.ok(existsSync(join(root, c.viewsContainers.activitybar[0].icon)));
+  assert.ok(existsSync(join(root, m.icon)));
+  assert.match(m.icon, /\.png$/, 'the marketplace wants a PNG icon');
+  assert.deepEqual(c.views.foresight.map((v) => [v.id, v.name]), [['foresight.resources', 'Resources'], ['foresight.runs', 'Runs']]);
+  for (const v of ['foresight.resources', 'foresight.runs']) assert.ok(m.activationEvents.includes(`onView:${v}`));
+  assert.ok(m.activationEvents.includes('workspaceContains:**/*.tf'));
+
+  // Welcome: without .tf files, an Open Folder link; untrusted, why runs are off.
+  const welcome = c.viewsWelcome.filter((w) => w.view === 'foresight.resources');
+  const noFiles = welcome.find((w) => w.when?.includes('!foresight.hasTerraformFiles'));
+  assert.ok(noFiles && noFiles.contents.includes('(command:vscode.openFolder)') && noFiles.contents.includes('example'));
+  const untrusted = welcome.find((w) => w.when?.includes('!isWorkspaceTrusted'));
+  assert.ok(untrusted && untrusted.contents.includes('not trusted'));
+
+  // Menus name only contributed commands; the tree menus offer what the issue lists.
+  for (const [menu, entries] of Object.entries(c.menus)) {
+    for (const e of entries) assert.ok(ids.has(e.command), `${menu} names ${e.command}, which is not contributed`);
+  }
+  const itemMenu = c.menus['view/item/context'];
+  const onInstance = (cmd: string) => itemMenu.some((e) => e.command === cmd && e.when?.includes('view == foresight.resources'));
+  for (const cmd of [Commands.planResource, Commands.applyResource, Commands.replaceResource, Commands.showPlannedDiff, Commands.showInState, Commands.refreshResource]) {
+    assert.ok(onInstance(cmd), `${cmd} is in the Resources context menu`);
+  }
+  assert.ok(itemMenu.some((e) => e.command === Commands.cancelRun && e.when?.includes('view == foresight.runs') && e.group?.startsWith('inline')));
+  const titleMenu = c.menus['view/title'];
+  assert.ok(titleMenu.some((e) => e.command === Commands.plan && e.when === 'view == foresight.resources' && e.group?.startsWith('navigation')));
+  assert.ok(titleMenu.some((e) => e.command === Commands.apply && e.when === 'view == foresight.resources'));
+
+  // The palette: every command but restart/showOutput is gated by a when clause.
+  const palette = new Map(c.menus.commandPalette.map((e) => [e.command, e.when]));
+  assert.equal(palette.get(Commands.cancelRun), 'foresight.runActive');
+  assert.equal(palette.get(Commands.applySavedPlan), 'foresight.active && foresight.hasSavedPlan');
+  for (const cmd of [Commands.plan, Commands.apply, Commands.planDestroy, Commands.refreshState]) assert.equal(palette.get(cmd), 'foresight.active');
+
+  // The context values the client gives tree items match the when clauses that need them.
+  const re = (cmd: string) => itemMenu.filter((e) => e.command === cmd).map((e) => new RegExp(/viewItem =~ \/(.*)\//.exec(e.when ?? '')![1]));
+  assert.ok(re(Commands.replaceResource).every((r) => r.test('instance managed inState changed')));
+  assert.ok(re(Commands.replaceResource).every((r) => !r.test('instance managed changed')), 'nothing to replace when not in the state');
+  assert.ok(re(Commands.showInState).every((r) => !r.test('instance managed')));
+  assert.ok(re(Commands.cancelRun).every((r) => r.test('run plan running') && !r.test('run plan succeeded savedPlan')));
+
+  // Keybindings are scoped.
+  for (const k of c.keybindings) assert.ok(ids.has(k.command) && k.when, `${k.command} keybinding has a when clause`);
+  assert.deepEqual(c.keybindings.find((k) => k.command === Commands.plan), { command: Commands.plan, key: 'ctrl+alt+p', mac: 'cmd+alt+p', when: 'editorLangId == terraform' });
+
+  // Settings the issue lists, with their defaults.
+  const p = c.configuration.properties;
+  const defaults = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, v.default]));
+  assert.deepEqual(defaults, {
+    'foresight.preview.enabled': true,
+    'foresight.preview.debounceMs': 400,
+    'foresight.refresh': 'refresh',
+    'foresight.parallelism': 10,
+    'foresight.varFiles': [],
+    'foresight.vars': {},
+    'foresight.apply.confirm': true,
+    'foresight.inlayHints.plannedValues': true,
+    'foresight.inlayHints.knownAfterApply': true,
+    'foresight.inlayHints.forcesReplacement': true,
+    'foresight.trace.server': 'off',
+  });
+  assert.deepEqual(p['foresight.trace.server'].enum, ['off', 'messages', 'verbose']);
+  assert.deepEqual(p['foresight.refresh'].enum, ['refresh', 'skip']);
+
+  // Untrusted workspaces: limited support, said why.
+  assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
+  assert.match(m.capabilities.untrustedWorkspaces.description ?? '', /no provider code runs/);
+
+  for (const s of ['test:e2e', 'demo', 'package']) assert.ok(m.scripts[s], `npm run ${s}`);
+});
