@@ -118,7 +118,8 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
     for (const call of m.moduleCalls.values()) if (call.module) await visit(call.module, `${addr ? addr + '.' : ''}module.${call.name}`);
   };
   await visit(root, '');
-  return out.sort(byPosition);
+  // Marked as the provider check's (LSP code "provider"), so editors can tell them from the static ones.
+  return out.map((d) => (d.source ? d : { ...d, source: 'provider' })).sort(byPosition);
 }
 
 function byPosition(a: Diagnostic, b: Diagnostic): number {
