@@ -1,0 +1,216 @@
+// The editing features' own view of module directories: each `.tf` file's FileIndex, taken from the open
+// document's tree when the file is open (re-indexed only when its version changes) and from disk otherwise
+// (parsed with a private parser, indexed, and the tree deleted at once; re-read only when the file's mtime
+// or size changes). Directory listings are re-read at most once per second.
+//
+// This runs on the language server's main thread and never waits for the directory analysis (which runs in
+// a worker): after an edit only the edited file is re-indexed, so completion and navigation stay fast on
+// large workspaces.
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { OpenDocument } from '../documents';
+import type { Session } from '../session';
+import { newParser, type Parser } from '../../syntax/treesitter';
+import { indexTree, type Decl, type FileIndex, type Ref } from './fileIndex';
+
+export interface IndexedFile {
+  path: string;
+  uri: string;
+  index: FileIndex;
+  /** The text the index was built from. */
+  text: string;
+  open?: OpenDocument;
+}
+
+export interface ModuleIndex {
+  dir: string;
+  files: IndexedFile[];
+  decls: { file: IndexedFile; decl: Decl }[];
+  refs: { file: IndexedFile; ref: Ref }[];
+}
+
+interface DiskEntry {
+  mtimeMs: number;
+  size: number;
+  file: IndexedFile;
+}
+
+interface OpenEntry {
+  version: number;
+  file: IndexedFile;
+}
+
+const LIST_TTL_MS = 1000;
+/** Files larger than this are not indexed from disk (generated files of many megabytes). */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+export class Workspace {
+  private readonly disk = new Map<string, DiskEntry>();
+  private readonly opened = new Map<string, OpenEntry>();
+  private readonly listings = new Map<string, { at: number; files: string[] }>();
+  private readonly modules = new Map<string, { key: IndexedFile[]; index: ModuleIndex }>();
+  private parser: Parser | undefined;
+  /** Workspace folders from initialize (for workspace symbols). */
+  roots: string[] = [];
+
+  constructor(readonly session: Session) {}
+
+  /** The `.tf` files of `dir`: those on disk plus open documents not yet saved there. */
+  filesOf(dir: string): string[] {
+    const now = Date.now();
+    let l = this.listings.get(dir);
+    if (!l || now - l.at > LIST_TTL_MS) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir).filter((n) => n.endsWith('.tf'));
+      } catch {
+        names = [];
+      }
+      l = { at: now, files: names.sort().map((n) => join(dir, n)) };
+      this.listings.set(dir, l);
+    }
+    const out = new Set(l.files);
+    for (const d of this.session.documents.inDirectory(dir)) if (d.path?.endsWith('.tf')) out.add(d.path);
+    return [...out].sort();
+  }
+
+  /** The index of one file (open document or disk), or undefined when it cannot be read. */
+  file(path: string): IndexedFile | undefined {
+    const doc = this.openDoc(path);
+    if (doc) {
+      const e = this.opened.get(doc.uri);
+      if (e && e.version === doc.version && e.file.open === doc) return e.file;
+      const file: IndexedFile = { path, uri: doc.uri, index: indexTree(doc.tree), text: doc.text, open: doc };
+      this.opened.set(doc.uri, { version: doc.version, file });
+      return file;
+    }
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      this.disk.delete(path);
+      return undefined;
+    }
+    if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
+    const e = this.disk.get(path);
+    if (e && e.mtimeMs === st.mtimeMs && e.size === st.size) return e.file;
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    this.parser ??= newParser();
+    const tree = this.parser.parse(text);
+    if (!tree) return undefined;
+    let index: FileIndex;
+    try {
+      index = indexTree(tree);
+    } finally {
+      tree.delete();
+    }
+    const file: IndexedFile = { path, uri: pathToFileURL(path).href, index, text };
+    this.disk.set(path, { mtimeMs: st.mtimeMs, size: st.size, file });
+    return file;
+  }
+
+  /** The index of the module in `dir` (all its `.tf` files). */
+  module(dir: string): ModuleIndex {
+    const files: IndexedFile[] = [];
+    for (const p of this.filesOf(dir)) {
+      const f = this.file(p);
+      if (f) files.push(f);
+    }
+    const cached = this.modules.get(dir);
+    if (cached && cached.key.length === files.length && cached.key.every((f, i) => f === files[i])) return cached.index;
+    const decls: ModuleIndex['decls'] = [];
+    const refs: ModuleIndex['refs'] = [];
+    for (const file of files) {
+      for (const decl of file.index.decls) decls.push({ file, decl });
+      for (const ref of file.index.refs) refs.push({ file, ref });
+    }
+    const index: ModuleIndex = { dir, files, decls, refs };
+    this.modules.set(dir, { key: files, index });
+    return index;
+  }
+
+  /** The module directory a file belongs to. */
+  dirOf(path: string): string {
+    return dirname(path);
+  }
+
+  /** The absolute directory of a module call's local source (`./x`, `../x`), else undefined. */
+  moduleDir(dir: string, decl: Decl): string | undefined {
+    const src = decl.block.attrs.find((a) => a.name === 'source');
+    const m = src?.valueText?.match(/^"((?:\.\.?)(?:\/[^"]*)?)"$/);
+    if (!m) return undefined;
+    return resolve(dir, m[1]);
+  }
+
+  /**
+   * Directories that may call the module in `dir`: the directories indexed so far, those of open documents and
+   * the parent directories of `dir` up to two levels. Callers check each for a module call whose source is `dir`.
+   */
+  candidateParents(dir: string): string[] {
+    const out = new Set<string>();
+    for (const d of this.modules.keys()) out.add(d);
+    for (const d of this.session.documents.all()) if (d.dir) out.add(d.dir);
+    let p = dir;
+    for (let i = 0; i < 2; i++) {
+      const up = dirname(p);
+      if (up === p) break;
+      out.add(up);
+      p = up;
+    }
+    out.delete(dir);
+    return [...out].sort();
+  }
+
+  /** The module calls (in other directories) whose local source resolves to `dir`. */
+  callersOf(dir: string): { module: ModuleIndex; file: IndexedFile; decl: Decl }[] {
+    const out: { module: ModuleIndex; file: IndexedFile; decl: Decl }[] = [];
+    for (const p of this.candidateParents(dir)) {
+      if (this.filesOf(p).length === 0) continue;
+      const m = this.module(p);
+      for (const { file, decl } of m.decls) if (decl.kind === 'module' && this.moduleDir(p, decl) === dir) out.push({ module: m, file, decl });
+    }
+    return out;
+  }
+
+  private openDoc(path: string): OpenDocument | undefined {
+    for (const d of this.session.documents.inDirectory(dirname(path))) if (d.path === path) return d;
+    return undefined;
+  }
+
+  /** Directories to search for workspace symbols: workspace roots (recursively, bounded) and open documents'. */
+  symbolDirs(limit = 500): string[] {
+    const out = new Set<string>();
+    for (const d of this.session.documents.all()) if (d.dir) out.add(d.dir);
+    const queue = [...this.roots];
+    while (queue.length && out.size < limit) {
+      const d = queue.shift()!;
+      let entries;
+      try {
+        entries = readdirSync(d, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      if (entries.some((e) => e.isFile() && e.name.endsWith('.tf'))) out.add(d);
+      for (const e of entries) {
+        if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules') queue.push(join(d, e.name));
+      }
+    }
+    return [...out].sort();
+  }
+
+  dispose(): void {
+    this.parser?.delete();
+    this.parser = undefined;
+    this.disk.clear();
+    this.opened.clear();
+    this.modules.clear();
+  }
+}
