@@ -21,6 +21,7 @@ import { error, hasErrors, warning, type Diagnostic } from '../diags/diagnostic'
 import { renderDiagnosticsView, type RenderOptions } from '../diags/render';
 import { apply as engineApply, plan as enginePlan, resourceSchemaDiagnostics } from '../engine';
 import type { Plan, PlanMode } from '../plans/plan';
+import type { Hooks } from '../engine/hooks';
 import { hasChanges } from '../plans/plan';
 import { startBuiltinProvider } from '../providers/builtin';
 import type { Provider } from '../providers/provider';
@@ -78,6 +79,41 @@ export interface OperationArgs {
   replace: string[];
   vars: { flag: '-var' | '-var-file'; value: string }[];
   planFile?: string;
+  /** Cancellation of the plan and apply walks (the language server's runs; the CLI has none). */
+  signal?: AbortSignal;
+}
+
+/**
+ * What an in-process caller (the language server's runs, server/lsp/preview) adds to an operation: extra
+ * progress hooks around the view's, a cancellation signal, and the plan and diagnostics as the view gets them.
+ */
+export interface OperationExtensions {
+  wrapHooks?(viewHooks: Hooks): Hooks;
+  signal?: AbortSignal;
+  onPlan?(plan: Plan): void;
+  onDiagnostics?(diags: readonly Diagnostic[]): void;
+}
+
+function extendView(view: OperationView, ext: OperationExtensions): OperationView {
+  const extra: Partial<OperationView> = {
+    hooks: () => (ext.wrapHooks ? ext.wrapHooks(view.hooks()) : view.hooks()),
+    plan: (plan, mode) => {
+      ext.onPlan?.(plan);
+      view.plan(plan, mode);
+    },
+    diagnostics: (diags, render) => {
+      ext.onDiagnostics?.(diags);
+      view.diagnostics(diags, render);
+    },
+  };
+  // Every other method runs on the view itself (its `this`), untouched.
+  return new Proxy(view, {
+    get: (t, k) => {
+      if (typeof k === 'string' && k in extra) return extra[k as keyof OperationView];
+      const x = Reflect.get(t, k, t) as unknown;
+      return typeof x === 'function' ? (x as (...a: unknown[]) => unknown).bind(t) : x;
+    },
+  });
 }
 
 const FLAGS: Record<Verb, Record<string, FlagKind>> = {
@@ -174,8 +210,9 @@ export interface LoadedConfig {
   diags: Diagnostic[];
 }
 
-export async function loadConfig(io: CliIO, color: boolean): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
-  const res = await validateDirectory(io.cwd);
+/** Loads the configuration as plan/apply do; `overlays` (absolute path → text) replace files on disk (the editor's unsaved texts). */
+export async function loadConfig(io: CliIO, color: boolean, overlays?: Map<string, string>): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
+  const res = await validateDirectory(io.cwd, overlays ? { overlays } : undefined);
   const render: RenderOptions = { color, sources: res.sources, contextOf: (r) => res.contextOf(r) };
   if (res.module && !hasErrors(res.diagnostics)) {
     // Like every command but init/get: local module calls must be recorded by `init`.
@@ -252,7 +289,7 @@ function noConfigDiag(verb: Verb): Diagnostic {
   );
 }
 
-export async function runOperation(verb: Verb, raw: string[], io: CliIO): Promise<number> {
+export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: OperationExtensions): Promise<number> {
   if (raw.some((a) => a === '-help' || a === '-h' || a === '--help')) {
     io.stdout(helpText(verb));
     return 0;
@@ -261,7 +298,9 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO): Promis
   const color = raw.every((a) => a !== '-no-color');
   if (!p.args || hasErrors(p.diags)) return printUsageError(verb, p.diags, color && !raw.includes('-json'), io);
   const a = p.args;
-  const view: OperationView = a.json ? new JsonView(io, verb) : new HumanView(io, a.color, verb);
+  a.signal = ext?.signal;
+  const baseView: OperationView = a.json ? new JsonView(io, verb) : new HumanView(io, a.color, verb);
+  const view = ext ? extendView(baseView, ext) : baseView;
   view.start();
 
   // A saved plan (apply PLANFILE).
@@ -328,6 +367,7 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
       cwd: io.cwd,
       workspace: ws,
       hooks: view.hooks(),
+      signal: a.signal,
     });
   }
   const diags = [...warnings, ...varDiags, ...(planResult?.diagnostics ?? [])];
@@ -403,7 +443,7 @@ async function doApply(
   render: RenderOptions,
 ): Promise<number> {
   const listener = mgr.journalListener(plan.priorState);
-  const res = await engineApply(plan, { config, providers: providerFactory(), cwd: io.cwd, workspace: ws, parallelism: a.parallelism, hooks: view.hooks(), listener });
+  const res = await engineApply(plan, { config, providers: providerFactory(), cwd: io.cwd, workspace: ws, parallelism: a.parallelism, hooks: view.hooks(), listener, signal: a.signal });
   mgr.write(res.state);
   const pd = await mgr.persist();
   const diags = [...planDiags, ...res.diagnostics, ...pd];

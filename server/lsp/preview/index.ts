@@ -1,12 +1,547 @@
 // The preview plan and runs on request (issue 7 §2, §4): code lens, inlay hints, hover, and the custom
 // foresight/* requests of protocol.ts. server.ts calls registerPreview once; initialize.ts merges
 // previewCapabilities into the server's capabilities.
+//
+// Folder server/lsp/preview:
+//   index.ts  (this file) the main-thread side: debounced previews per module directory after edits, the LSP
+//             handlers (codeLens, inlayHint, hover) answered from the last preview, the run requests, run
+//             history and notifications.
+//   worker.ts the preview worker thread: preview plans (refresh off, PlanResourceChange cache), runs through
+//             the CLI's operation (same lock, journal and output), state, workspaces, planned diffs.
+//   model.ts  plan → lenses, hints, hovers and ResourceChangeInfo (pure, runs in the worker).
+//
+// Contracts: nothing here blocks on the engine (all of it runs in the worker); a newer edit supersedes an
+// older preview (its result is dropped and the worker aborts its walk); in an untrusted workspace no preview
+// is made and every run request answers RequestFailed saying why; a failed request answers with an error,
+// never a crash. Preview diagnostics go through DiagnosticsScheduler.setPreviewDiagnostics.
 
-import type { Connection, InitializeParams, ServerCapabilities } from 'vscode-languageserver';
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import {
+  LSPErrorCodes,
+  ResponseError,
+  type CodeLens,
+  type Connection,
+  type Hover,
+  type InitializeParams,
+  type InlayHint,
+  type ServerCapabilities,
+} from 'vscode-languageserver';
+import type { OpenDocument } from '../documents';
+import { uriToPath } from '../documents';
+import { describeError, guard } from '../log';
+import {
+  ApplyRunRequest,
+  CancelRunRequest,
+  Commands,
+  ListRunsRequest,
+  PlannedDiffRequest,
+  PlanRunRequest,
+  PreviewChangedNotification,
+  PreviewRequest,
+  RefreshRunRequest,
+  RunProgressNotification,
+  RunStatusNotification,
+  StateRequest,
+  TrustNotification,
+  WorkspacesRequest,
+  type InitializationOptions,
+  type PreviewResult,
+  type ResourceChangeInfo,
+  type RunCommandArgs,
+  type RunInfo,
+  type RunKind,
+  type RunOptions,
+  type RunProgressParams,
+} from '../protocol';
 import type { Session } from '../session';
+import type { FilePresentation } from './model';
+import { PREVIEW_WORKER_ROLE, type PreviewData, type PreviewSettings, type RunResult, type WorkerMessage, type WorkerRequest } from './worker';
 
-export function previewCapabilities(_params: InitializeParams): Partial<ServerCapabilities> {
-  return {};
+export { PREVIEW_WORKER_ROLE };
+
+const UNTRUSTED =
+  'This workspace is not trusted: Foresight runs no provider code and starts no plan, apply or refresh until you trust the workspace.';
+
+type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+/** The main side of the preview worker: request/response by id, progress events, restart after a crash. */
+class PreviewWorker {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+
+  constructor(
+    private readonly script: string,
+    private readonly onProgress: (p: RunProgressParams) => void,
+  ) {}
+
+  request<R>(msg: Distribute<WorkerRequest>): Promise<R> {
+    const w = this.ensure();
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      w.postMessage({ ...msg, id });
+    });
+  }
+
+  dispose(): void {
+    const w = this.worker;
+    this.worker = undefined;
+    this.failAll('the preview worker was stopped');
+    void w?.terminate();
+  }
+
+  private failAll(why: string): void {
+    for (const [id, p] of this.pending) {
+      p.reject(new Error(why));
+      this.pending.delete(id);
+    }
+  }
+
+  private ensure(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.script, { workerData: { role: PREVIEW_WORKER_ROLE } });
+    w.unref();
+    w.on('message', (m: WorkerMessage) => {
+      if ('event' in m) return this.onProgress(m.params);
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if ('error' in m) p.reject(new Error(m.error));
+      else p.resolve(m.result);
+    });
+    const fail = (why: string) => {
+      if (this.worker !== w) return;
+      this.worker = undefined;
+      this.failAll(why);
+    };
+    w.on('error', (e) => fail(`the preview worker failed: ${e.stack ?? e.message}`));
+    w.on('exit', (code) => fail(`the preview worker exited with code ${code}`));
+    this.worker = w;
+    return w;
+  }
 }
 
-export function registerPreview(_connection: Connection, _session: Session): void {}
+/** A refusal from the worker ("refusal:" prefix) becomes RequestFailed with its message; bugs are logged. */
+function requestFailed(e: unknown): ResponseError<void> {
+  const m = e instanceof Error ? e.message : String(e);
+  return new ResponseError(LSPErrorCodes.RequestFailed, m.startsWith('refusal:') ? m.slice('refusal:'.length) : m.split('\n')[0]);
+}
+
+interface DirPreview {
+  timer?: NodeJS.Timeout;
+  /** Sequence number of the latest preview requested; older answers are dropped. */
+  seq: number;
+  version: number;
+  data?: PreviewData;
+  files: Map<string, FilePresentation>;
+  inflight?: Promise<void>;
+}
+
+interface RunRecord {
+  info: RunInfo;
+  changes?: ResourceChangeInfo[];
+  progress: Map<string, RunProgressParams>;
+  settle?: (r: RunInfo) => void;
+  finished: boolean;
+}
+
+class PreviewController {
+  private options: InitializationOptions = {};
+  private trusted = true;
+  private codeLensRefresh = false;
+  private inlayRefresh = false;
+  private readonly dirs = new Map<string, DirPreview>();
+  private readonly runs: RunRecord[] = [];
+  private nextRun = 1;
+  private readonly worker: PreviewWorker;
+  private readonly planDir = join(tmpdir(), `foresight-runs-${process.pid}`);
+  private disposed = false;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly session: Session,
+  ) {
+    this.worker = new PreviewWorker(__filename, (p) => this.progress(p));
+    this.hookDocuments();
+    this.register();
+  }
+
+  configure(params: InitializeParams): void {
+    this.options = (params.initializationOptions ?? {}) as InitializationOptions;
+    this.trusted = this.options.trusted !== false;
+    this.codeLensRefresh = params.capabilities.workspace?.codeLens?.refreshSupport === true;
+    this.inlayRefresh = params.capabilities.workspace?.inlayHint?.refreshSupport === true;
+  }
+
+  private get previewEnabled(): boolean {
+    return this.trusted && this.options.preview !== false && !this.disposed;
+  }
+
+  private get settings(): PreviewSettings {
+    return { vars: this.options.vars, varFiles: this.options.varFiles };
+  }
+
+  // ---- documents → previews --------------------------------------------------------------------------------
+
+  /** Follows the diagnostics scheduler's notifications (the document handlers call it) without owning them. */
+  private hookDocuments(): void {
+    const d = this.session.diagnostics;
+    const changed = d.changed.bind(d);
+    d.changed = (doc: OpenDocument) => {
+      changed(doc);
+      if (doc.dir !== undefined) this.schedule(doc.dir);
+    };
+    const closed = d.closed.bind(d);
+    d.closed = (uri: string, dir: string | undefined) => {
+      closed(uri, dir);
+      if (dir !== undefined && this.session.documents.inDirectory(dir).length > 0) this.schedule(dir);
+      else if (dir !== undefined) this.forget(dir);
+    };
+    const filesChanged = d.filesChanged.bind(d);
+    d.filesChanged = (paths: readonly string[]) => {
+      filesChanged(paths);
+      for (const dir of this.dirs.keys()) if (paths.some((p) => p.startsWith(dir))) this.schedule(dir);
+    };
+    const dispose = d.dispose.bind(d);
+    d.dispose = () => {
+      dispose();
+      this.dispose();
+    };
+  }
+
+  private state(dir: string): DirPreview {
+    let st = this.dirs.get(dir);
+    if (!st) this.dirs.set(dir, (st = { seq: 0, version: 0, files: new Map() }));
+    return st;
+  }
+
+  private schedule(dir: string, delay = this.options.previewDebounceMs ?? 400): void {
+    if (!this.previewEnabled) return;
+    const st = this.state(dir);
+    if (st.timer) clearTimeout(st.timer);
+    st.timer = setTimeout(() => {
+      st.timer = undefined;
+      void this.preview(dir);
+    }, Math.max(0, delay));
+  }
+
+  private forget(dir: string): void {
+    const st = this.dirs.get(dir);
+    if (!st) return;
+    if (st.timer) clearTimeout(st.timer);
+    st.seq++;
+    this.dirs.delete(dir);
+    this.session.diagnostics.setPreviewDiagnostics(dir, new Map());
+  }
+
+  /** Makes a preview of `dir` now; resolves when it (or a newer one) is stored. */
+  private preview(dir: string): Promise<void> {
+    const st = this.state(dir);
+    const seq = ++st.seq;
+    const overlays: [string, string][] = [];
+    for (const doc of this.session.documents.all()) if (doc.path !== undefined) overlays.push([doc.path, doc.text]);
+    const p = this.worker
+      .request<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings })
+      .then((data) => {
+        if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
+        st.version++;
+        st.data = data;
+        st.files = new Map(data.files);
+        this.session.log.info(
+          `preview of ${dir}: ${Math.round(data.stats.durationMs)} ms, ${data.stats.planCalls} PlanResourceChange calls, ${data.stats.cacheHits} from cache`,
+        );
+        this.session.diagnostics.setPreviewDiagnostics(dir, new Map(data.lspDiagnostics));
+        void this.connection.sendNotification(PreviewChangedNotification.method, this.result(dir, st));
+        if (this.codeLensRefresh) void this.connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+        if (this.inlayRefresh) void this.connection.sendRequest('workspace/inlayHint/refresh').catch(() => undefined);
+      })
+      .catch((e: unknown) => {
+        const m = e instanceof Error ? e.message : String(e);
+        if (!m.startsWith('refusal:')) this.session.log.error(`preview of ${dir} failed: ${describeError(e)}`);
+      });
+    st.inflight = p;
+    return p;
+  }
+
+  private result(dir: string, st: DirPreview): PreviewResult {
+    const d = st.data!;
+    return { directory: dir, version: st.version, complete: d.complete, summary: d.summary, changes: d.changes, diagnostics: d.diagnostics, workspace: d.workspace };
+  }
+
+  /** The presentation of a file: from a complete preview when there is one, the file's own directory first. */
+  private presentation(path: string): { dir: string; f: FilePresentation } | undefined {
+    if (!this.previewEnabled) return undefined;
+    let best: { dir: string; f: FilePresentation; score: number } | undefined;
+    for (const [dir, st] of this.dirs) {
+      const f = st.files.get(path);
+      if (!f || !st.data) continue;
+      const score = (st.data.complete ? 2 : 0) + (path.startsWith(dir + '/') && !path.slice(dir.length + 1).includes('/') ? 1 : 0);
+      if (!best || score > best.score) best = { dir, f, score };
+    }
+    return best;
+  }
+
+  // ---- LSP handlers ------------------------------------------------------------------------------------------
+
+  private register(): void {
+    const c = this.connection;
+    const log = this.session.log;
+    c.onCodeLens(guard(log, 'codeLens', () => [], (p) => this.codeLenses(p.textDocument.uri)));
+    c.languages.inlayHint.on(guard(log, 'inlayHint', () => [], (p) => this.inlayHints(p.textDocument.uri, p.range)));
+    c.onHover(guard(log, 'hover', () => null, (p) => this.hover(p.textDocument.uri, p.position)));
+    c.onNotification(TrustNotification.method, (p: TrustNotification.Params) => this.setTrusted(p?.trusted !== false));
+    const req = <P, R>(method: string, fn: (p: P) => Promise<R> | R) =>
+      c.onRequest(method, async (p: P): Promise<unknown> => {
+        try {
+          return await fn(p);
+        } catch (e) {
+          if (e instanceof ResponseError) return e;
+          log.error(`${method} failed: ${describeError(e)}`);
+          return requestFailed(e);
+        }
+      });
+    req(PreviewRequest.method, (p: PreviewRequest.Params) => this.previewRequest(p));
+    req(PlanRunRequest.method, (p: PlanRunRequest.Params) => this.startRun('plan', p));
+    req(RefreshRunRequest.method, (p: RefreshRunRequest.Params) => this.startRun('refresh', p));
+    req(ApplyRunRequest.method, (p: ApplyRunRequest.Params) => this.applyRun(p));
+    req(CancelRunRequest.method, (p: CancelRunRequest.Params) => this.cancelRun(p));
+    req(ListRunsRequest.method, () => this.runs.map((r) => ({ ...r.info, resources: [...r.progress.values()] })));
+    req(StateRequest.method, (p: StateRequest.Params) => this.guarded(() => this.worker.request<StateRequest.Result>({ kind: 'state', dir: this.dirOf(p) })));
+    req(WorkspacesRequest.method, (p: WorkspacesRequest.Params) =>
+      this.guarded(async () => {
+        const r = await this.worker.request<WorkspacesRequest.Result>({ kind: 'workspaces', dir: this.dirOf(p), select: p.select });
+        if (p.select !== undefined) this.schedule(this.dirOf(p), 0);
+        return r;
+      }),
+    );
+    req(PlannedDiffRequest.method, (p: PlannedDiffRequest.Params) =>
+      this.guarded(async () => {
+        const dir = this.dirOf(p);
+        if (p.runId === undefined && !this.dirs.get(dir)?.data) await this.previewRequest({ directory: dir });
+        return this.worker.request<PlannedDiffRequest.Result>({ kind: 'diff', dir, address: p.address, runId: p.runId });
+      }),
+    );
+  }
+
+  private dirOf(p: { directory?: string } | undefined): string {
+    if (!p || typeof p.directory !== 'string' || p.directory === '') throw new ResponseError(LSPErrorCodes.RequestFailed, 'No workspace directory was given.');
+    return p.directory;
+  }
+
+  private async guarded<R>(fn: () => Promise<R>): Promise<R> {
+    if (!this.trusted) throw new ResponseError(LSPErrorCodes.RequestFailed, UNTRUSTED);
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof ResponseError) throw e;
+      throw requestFailed(e);
+    }
+  }
+
+  private setTrusted(trusted: boolean): void {
+    this.trusted = trusted;
+    if (!trusted) {
+      for (const dir of [...this.dirs.keys()]) this.forget(dir);
+    } else {
+      for (const doc of this.session.documents.all()) if (doc.dir !== undefined) this.schedule(doc.dir, 0);
+    }
+    if (this.codeLensRefresh) void this.connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+    if (this.inlayRefresh) void this.connection.sendRequest('workspace/inlayHint/refresh').catch(() => undefined);
+  }
+
+  private async previewRequest(p: PreviewRequest.Params): Promise<PreviewResult> {
+    if (!this.trusted) throw new ResponseError(LSPErrorCodes.RequestFailed, UNTRUSTED);
+    if (this.options.preview === false) throw new ResponseError(LSPErrorCodes.RequestFailed, 'The preview is turned off (initializationOptions.preview is false).');
+    const dir = this.dirOf(p);
+    const st = this.state(dir);
+    // Wait for a pending or running preview, or make one.
+    for (let i = 0; i < 3 && (!st.data || st.timer || st.inflight); i++) {
+      if (st.timer) {
+        clearTimeout(st.timer);
+        st.timer = undefined;
+        await this.preview(dir);
+      } else if (st.inflight) {
+        const f = st.inflight;
+        await f;
+        if (st.inflight === f) st.inflight = undefined;
+      } else await this.preview(dir);
+    }
+    if (!st.data) throw new ResponseError(LSPErrorCodes.RequestFailed, `The preview of ${dir} could not be made; see the server log.`);
+    return this.result(dir, st);
+  }
+
+  private codeLenses(uri: string): CodeLens[] {
+    const path = uriToPath(uri);
+    const found = path === undefined ? undefined : this.presentation(path);
+    if (!found) return [];
+    const out: CodeLens[] = [];
+    for (const l of found.f.lenses) {
+      out.push({ range: l.range, command: { title: l.title, command: '' } });
+      if (!l.target) continue;
+      const args: RunCommandArgs = { targets: [l.target], directory: found.dir };
+      out.push({ range: l.range, command: { title: 'Plan this', command: Commands.planResource, arguments: [args] } });
+      out.push({ range: l.range, command: { title: 'Apply this', command: Commands.applyResource, arguments: [args] } });
+      out.push({ range: l.range, command: { title: 'Show diff', command: Commands.showPlannedDiff, arguments: [{ targets: [l.instance ?? l.target], directory: found.dir }] } });
+    }
+    return out;
+  }
+
+  private inlayHints(uri: string, range: { start: { line: number }; end: { line: number } }): InlayHint[] {
+    const path = uriToPath(uri);
+    const found = path === undefined ? undefined : this.presentation(path);
+    if (!found) return [];
+    const o = this.options.inlayHints ?? {};
+    const planned = o.plannedValues !== false;
+    const unknownOn = o.knownAfterApply !== false;
+    const forcesOn = o.forcesReplacement !== false;
+    const out: InlayHint[] = [];
+    for (const h of found.f.hints) {
+      if (h.position.line < range.start.line || h.position.line > range.end.line) continue;
+      const parts: string[] = [];
+      if (h.unknown) {
+        if (unknownOn) parts.push(h.prior !== undefined && planned ? `${h.prior} → (known after apply)` : '(known after apply)');
+      } else if (planned && h.prior !== undefined) parts.push(`${h.prior} → ${h.planned}`);
+      if (h.forces && forcesOn) parts.push('# forces replacement');
+      if (!parts.length) continue;
+      out.push({ position: h.position, label: (h.key !== undefined ? `[${h.key}] ` : '') + parts.join(' '), paddingLeft: true });
+    }
+    return out;
+  }
+
+  private hover(uri: string, pos: { line: number; character: number }): Hover | null {
+    const path = uriToPath(uri);
+    const found = path === undefined ? undefined : this.presentation(path);
+    if (!found) return null;
+    const before = (a: { line: number; character: number }, b: { line: number; character: number }) => a.line < b.line || (a.line === b.line && a.character <= b.character);
+    let best: (typeof found.f.hovers)[number] | undefined;
+    let bestSize = Infinity;
+    for (const h of found.f.hovers) {
+      if (!before(h.range.start, pos) || !before(pos, h.range.end)) continue;
+      const size = (h.range.end.line - h.range.start.line) * 100_000 + (h.range.end.character - h.range.start.character);
+      if (size < bestSize) {
+        best = h;
+        bestSize = size;
+      }
+    }
+    return best ? { contents: { kind: 'markdown', value: best.markdown }, range: best.range } : null;
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------------------
+
+  private newRun(kind: RunKind, directory: string): RunRecord {
+    const info: RunInfo = { runId: `run-${this.nextRun++}`, kind, directory, status: 'running', startedAt: new Date().toISOString(), diagnostics: [], resources: [] };
+    const rec: RunRecord = { info, progress: new Map(), finished: false };
+    this.runs.unshift(rec);
+    if (this.runs.length > 100) this.runs.pop();
+    void this.connection.sendNotification(RunStatusNotification.method, { ...info });
+    return rec;
+  }
+
+  private progress(p: RunProgressParams): void {
+    const rec = this.runs.find((r) => r.info.runId === p.runId);
+    if (!rec || rec.finished) return;
+    rec.progress.set(p.address, p);
+    void this.connection.sendNotification(RunProgressNotification.method, p);
+  }
+
+  private finish(rec: RunRecord, status: RunInfo['status'], r?: RunResult): RunInfo {
+    if (rec.finished) return { ...rec.info, resources: [...rec.progress.values()] };
+    rec.finished = true;
+    rec.info.status = status;
+    rec.info.durationMs = r?.durationMs ?? Date.now() - Date.parse(rec.info.startedAt);
+    if (r) {
+      rec.info.output = r.output;
+      rec.info.diagnostics = r.diagnostics;
+      if (r.summary) rec.info.summary = r.summary;
+      rec.changes = r.changes;
+    }
+    rec.info.resources = [...rec.progress.values()];
+    const info = { ...rec.info };
+    void this.connection.sendNotification(RunStatusNotification.method, info);
+    rec.settle?.(info);
+    return info;
+  }
+
+  private async execute(rec: RunRecord, verb: 'plan' | 'apply' | 'refresh', options: RunOptions, planFile?: string): Promise<RunInfo> {
+    const forced = new Promise<RunInfo>((resolve) => (rec.settle = resolve));
+    const work = this.worker
+      .request<RunResult>({ kind: 'run', runId: rec.info.runId, verb, options, settings: this.settings, planFile })
+      .then((r) => {
+        if (verb === 'plan' && r.exitCode === 0 && !r.cancelled) rec.info.planFile = planFile;
+        return this.finish(rec, r.cancelled ? 'cancelled' : r.exitCode === 0 ? 'succeeded' : 'failed', r);
+      })
+      .catch((e: unknown) => {
+        this.finish(rec, 'failed');
+        throw requestFailed(e);
+      })
+      .finally(() => {
+        // The state may have changed: previews of the directory start from it.
+        if (verb !== 'plan') for (const dir of this.dirs.keys()) if (dir === options.directory) this.schedule(dir, 0);
+      });
+    return Promise.race([work, forced]);
+  }
+
+  private async startRun(kind: 'plan' | 'refresh', p: RunOptions): Promise<RunInfo | PlanRunRequest.Result> {
+    if (!this.trusted) throw new ResponseError(LSPErrorCodes.RequestFailed, UNTRUSTED);
+    const dir = this.dirOf(p);
+    const options: RunOptions = { ...p, directory: dir, parallelism: p.parallelism ?? this.options.parallelism };
+    const rec = this.newRun(kind, dir);
+    let planFile: string | undefined;
+    if (kind === 'plan') {
+      mkdirSync(this.planDir, { recursive: true });
+      planFile = join(this.planDir, `${rec.info.runId}.tfplan`);
+    }
+    const info = await this.execute(rec, kind, options, planFile);
+    return kind === 'plan' ? { ...info, changes: rec.changes ?? [] } : info;
+  }
+
+  private async applyRun(p: ApplyRunRequest.Params): Promise<RunInfo> {
+    if (!this.trusted) throw new ResponseError(LSPErrorCodes.RequestFailed, UNTRUSTED);
+    const plan = this.runs.find((r) => r.info.runId === p?.planRunId);
+    if (!plan || plan.info.kind !== 'plan') throw new ResponseError(LSPErrorCodes.RequestFailed, `There is no plan run ${p?.planRunId}.`);
+    if (plan.info.status !== 'succeeded' || !plan.info.planFile) throw new ResponseError(LSPErrorCodes.RequestFailed, `Plan run ${plan.info.runId} has no saved plan to apply (it ${plan.info.status === 'running' ? 'is still running' : plan.info.status}).`);
+    const rec = this.newRun('apply', plan.info.directory);
+    rec.info.planRunId = plan.info.runId;
+    rec.info.summary = plan.info.summary;
+    return this.execute(rec, 'apply', { directory: plan.info.directory }, plan.info.planFile);
+  }
+
+  private async cancelRun(p: CancelRunRequest.Params): Promise<null> {
+    const rec = this.runs.find((r) => r.info.runId === p?.runId);
+    if (!rec) throw new ResponseError(LSPErrorCodes.RequestFailed, `There is no run ${p?.runId}.`);
+    if (rec.finished) return null;
+    // Graceful: the walk starts nothing new and finishes what is in flight (a first Ctrl-C). Forceful: the
+    // run is reported cancelled at once; in-flight provider calls finish in the worker, which still
+    // persists the state and releases the lock.
+    await this.worker.request<boolean>({ kind: 'cancel', runId: rec.info.runId });
+    if (p.force) this.finish(rec, 'cancelled');
+    return null;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const st of this.dirs.values()) if (st.timer) clearTimeout(st.timer);
+    this.worker.dispose();
+    try {
+      rmSync(this.planDir, { recursive: true, force: true });
+    } catch {
+      // nothing to clean
+    }
+  }
+}
+
+let current: PreviewController | undefined;
+
+export function previewCapabilities(params: InitializeParams): Partial<ServerCapabilities> {
+  current?.configure(params);
+  return { codeLensProvider: { resolveProvider: false }, inlayHintProvider: { resolveProvider: false }, hoverProvider: true };
+}
+
+export function registerPreview(connection: Connection, session: Session): void {
+  current = new PreviewController(connection, session);
+}

@@ -1,0 +1,542 @@
+// What a plan looks like in the editor: code lenses, inlay hints, hovers and the protocol's
+// ResourceChangeInfo list, computed from a Plan and the configuration it was made from. Runs in the preview
+// worker (worker.ts); everything it returns is plain JSON with LSP positions in the texts the plan was made
+// from, so the main thread only filters and converts to LSP objects.
+//
+// Contract: pure (reads the plan and the configuration, never mutates them); every value shown goes through
+// `display`, so sensitive values read "(sensitive value)" and unknown ones "(known after apply)" everywhere.
+
+import { isAbsolute, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { Module, Resource } from '../../config/model';
+import type { Reference } from '../../config/hclbody';
+import type { Range as EngineRange } from '../../diags/diagnostic';
+import { consoleTypeString, formatValue } from '../../lang/format';
+import { rawEquals, Value } from '../../lang/value';
+import { actionReasonJSON, isReplace, planSummary, type Action, type Plan, type ResourceInstanceChange } from '../../plans/plan';
+import { formatPath } from '../../providers/path';
+import { renderResourceChange } from '../../command/format/plan';
+import { instanceAddrString, instanceKeyString } from '../../states/state';
+import { LineIndex } from '../convert';
+import type { PlannedAction, PlanSummary, ResourceChangeInfo } from '../protocol';
+
+export interface LspRange {
+  start: { line: number; character: number };
+  end: { line: number; character: number };
+}
+
+export interface LensInfo {
+  range: LspRange;
+  title: string;
+  /** Resource (or module call) address the run commands target; absent for lenses without commands. */
+  target?: string;
+  /** An instance address for "Show diff". */
+  instance?: string;
+}
+
+export interface HintInfo {
+  position: { line: number; character: number };
+  /** `prior → planned` text parts; `unknown` when the planned value is not known yet. */
+  prior?: string;
+  planned?: string;
+  unknown: boolean;
+  forces: boolean;
+  /** Instance key when the block has several instances with different values. */
+  key?: string;
+}
+
+export interface HoverInfo {
+  range: LspRange;
+  markdown: string;
+}
+
+export interface FilePresentation {
+  lenses: LensInfo[];
+  hints: HintInfo[];
+  hovers: HoverInfo[];
+}
+
+/** Texts of the files a plan was made from (overlays first, disk otherwise), with their line indexes. */
+export class Sources {
+  private readonly cache = new Map<string, LineIndex>();
+  constructor(
+    private readonly dir: string,
+    private readonly overlays: Map<string, string>,
+  ) {}
+  abs(filename: string): string {
+    return isAbsolute(filename) ? filename : join(this.dir, filename);
+  }
+  index(filename: string): LineIndex {
+    const p = this.abs(filename);
+    let ix = this.cache.get(p);
+    if (!ix) {
+      let text = this.overlays.get(p);
+      if (text === undefined) {
+        try {
+          text = readFileSync(p, 'utf8');
+        } catch {
+          text = '';
+        }
+      }
+      this.cache.set(p, (ix = new LineIndex(text)));
+    }
+    return ix;
+  }
+  range(r: EngineRange): LspRange {
+    return this.index(r.filename).toRange(r);
+  }
+}
+
+export function plannedAction(a: Action): PlannedAction {
+  switch (a) {
+    case 'Create':
+      return 'create';
+    case 'Update':
+      return 'update';
+    case 'DeleteThenCreate':
+    case 'CreateThenDelete':
+    case 'CreateThenForget':
+      return 'replace';
+    case 'Delete':
+      return 'delete';
+    case 'Read':
+      return 'read';
+    case 'Forget':
+      return 'forget';
+    default:
+      return 'no-op';
+  }
+}
+
+/** The code lens wording of an action, as Terraform's plan legend words it. */
+export function actionLabel(a: Action): string {
+  switch (a) {
+    case 'Create':
+      return '+ create';
+    case 'Update':
+      return '~ update in-place';
+    case 'DeleteThenCreate':
+      return '-/+ replace';
+    case 'CreateThenDelete':
+      return '+/- create replacement and then destroy';
+    case 'CreateThenForget':
+      return '+/. create replacement and then forget';
+    case 'Delete':
+      return '- destroy';
+    case 'Read':
+      return '<= read';
+    case 'Forget':
+      return '. forget';
+    default:
+      return 'no changes';
+  }
+}
+
+const ACTION_ORDER: Action[] = ['Create', 'Update', 'DeleteThenCreate', 'CreateThenDelete', 'CreateThenForget', 'Delete', 'Read', 'Forget', 'NoOp'];
+
+/** `module.a[0].module.b["k"]` → `module.a.module.b`. */
+export function staticModule(m: string): string {
+  return m.replace(/\[(?:"(?:[^"\\]|\\.)*"|-?\d+)\]/g, '');
+}
+
+function changeAddress(c: ResourceInstanceChange): string {
+  return instanceAddrString(c.addr) + (c.deposedKey ? ` (deposed object ${c.deposedKey})` : '');
+}
+
+function groupKey(module: string, mode: string, type: string, name: string): string {
+  return `${module}|${mode}|${type}|${name}`;
+}
+
+/** A value for the user: sensitive and unknown as Terraform words them, on one line, shortened. */
+export function display(v: Value | undefined, max = 80): string {
+  if (v === undefined) return 'null';
+  if (v.marks.has('sensitive')) return '(sensitive value)';
+  if (!v.isKnown) return '(known after apply)';
+  let s = formatValue(v).replace(/\n\s*/g, ' ');
+  if (s.length > max) s = s.slice(0, max - 1) + '…';
+  return s;
+}
+
+function attr(v: Value, name: string): Value | undefined {
+  if (!v.isKnown || v.isNull) return undefined;
+  if (v.type.kind !== 'object' && v.type.kind !== 'map') return undefined;
+  const x = v.entries.get(name);
+  return x?.markWith(new Set([...v.marks, ...x.marks]));
+}
+
+function sameValue(a: Value | undefined, b: Value | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (!a.isWhollyKnown || !b.isWhollyKnown) return false;
+  const [ua] = a.unmarkDeep();
+  const [ub] = b.unmarkDeep();
+  return rawEquals(ua, ub);
+}
+
+function changedAttributeCount(c: ResourceInstanceChange): number | undefined {
+  const b = c.before;
+  const a = c.after;
+  if (!b.isKnown || b.isNull || !a.isKnown || a.isNull || b.type.kind !== 'object') return undefined;
+  let n = 0;
+  for (const k of a.entries.keys()) if (!sameValue(attr(b, k), attr(a, k))) n++;
+  return n;
+}
+
+function reasonText(c: ResourceInstanceChange): string | undefined {
+  switch (c.actionReason) {
+    case 'ReplaceBecauseTainted':
+      return 'the object is tainted, so it must be replaced';
+    case 'ReplaceByRequest':
+      return 'replacement was requested (-replace)';
+    case 'ReplaceByTriggers':
+      return 'a replace_triggered_by reference changed';
+    case 'ReplaceBecauseCannotUpdate':
+      return `an attribute that cannot be updated in-place changed${c.requiredReplace.length ? ': ' + c.requiredReplace.map((p) => formatPath(p).replace(/^\./, '')).join(', ') : ''}`;
+    case 'DeleteBecauseNoResourceConfig':
+      return 'its resource block is no longer in the configuration';
+    case 'DeleteBecauseWrongRepetition':
+      return 'the repetition mode of the resource changed';
+    case 'DeleteBecauseCountIndex':
+      return 'its index is out of range for count';
+    case 'DeleteBecauseEachKey':
+      return 'its key is not in for_each';
+    case 'DeleteBecauseNoModule':
+      return 'its module call is no longer in the configuration';
+    case 'DeleteBecauseNoMoveTarget':
+      return 'it was moved to an address that is not in the configuration';
+    case 'ReadBecauseConfigUnknown':
+      return 'its configuration refers to values not yet known';
+    case 'ReadBecauseDependencyPending':
+      return 'it depends on a resource with pending changes';
+    case 'ReadBecauseCheckNested':
+      return 'it is nested in a check block';
+    default:
+      return undefined;
+  }
+}
+
+interface Located {
+  file?: string;
+  range?: LspRange;
+}
+
+export interface Presentation {
+  summary: PlanSummary;
+  changes: ResourceChangeInfo[];
+  files: Map<string, FilePresentation>;
+}
+
+/** Builds everything the editor shows of `plan`, made from `root` over `src`. */
+export function present(plan: Plan, root: Module, src: Sources): Presentation {
+  const files = new Map<string, FilePresentation>();
+  const file = (filename: string): FilePresentation => {
+    const p = src.abs(filename);
+    let f = files.get(p);
+    if (!f) files.set(p, (f = { lenses: [], hints: [], hovers: [] }));
+    return f;
+  };
+  const byGroup = new Map<string, ResourceInstanceChange[]>();
+  for (const c of plan.changes) {
+    const k = groupKey(staticModule(c.addr.module), c.addr.mode, c.addr.type, c.addr.name);
+    let l = byGroup.get(k);
+    if (!l) byGroup.set(k, (l = []));
+    l.push(c);
+  }
+  const drift = new Map<string, 'Update' | 'Delete'>();
+  for (const d of plan.driftedResources) drift.set(instanceAddrString(d.addr), d.action === 'Delete' ? 'Delete' : 'Update');
+  const located = new Map<ResourceInstanceChange, Located>();
+  const modules: Module[] = [];
+  const visit = (m: Module) => {
+    modules.push(m);
+    for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
+  };
+  visit(root);
+  const seen = new Set<string>();
+
+  for (const m of modules) {
+    const all = [...m.resources, ...m.checks.flatMap((c) => c.data)];
+    for (const r of all) {
+      const key = groupKey(m.path, r.mode, r.type, r.name);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const changes = byGroup.get(key) ?? [];
+      const declRange = src.range(r.declRange);
+      for (const c of changes) located.set(c, { file: src.abs(r.declRange.filename), range: declRange });
+      const f = file(r.declRange.filename);
+      const target = (m.path ? m.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
+      f.lenses.push({ range: declRange, title: lensTitle(changes, !!(r.count || r.forEach), drift, plan), target, instance: changes[0] ? instanceAddrString(changes[0].addr) : target });
+      resourceHints(r, changes, src, f);
+      resourceHovers(plan, r, changes, src, f);
+    }
+    // Module calls: the summary of every change below them.
+    for (const call of m.moduleCalls.values()) {
+      const prefix = (m.path ? m.path + '.' : '') + `module.${call.name}`;
+      const under = plan.changes.filter((c) => {
+        const sm = staticModule(c.addr.module);
+        return sm === prefix || sm.startsWith(prefix + '.');
+      });
+      file(call.declRange.filename).lenses.push({ range: src.range(call.declRange), title: moduleTitle(under), target: prefix });
+    }
+    // moved and import blocks.
+    for (const mv of m.moved) {
+      if (!mv.from || !mv.to) continue;
+      const to = (m.path ? m.path + '.' : '') + mv.to.text.trim();
+      const n = [...(plan.movedFrom ?? new Map<string, string>()).keys()].filter((a) => a === to || a.startsWith(to + '[') || a.startsWith(to + '.')).length;
+      if (n > 0) file(mv.range.filename).lenses.push({ range: src.range(mv.range), title: `moved: ${mv.from.text.trim()} → ${mv.to.text.trim()}${n > 1 ? ` ×${n}` : ''}` });
+    }
+    for (const im of m.imports) {
+      if (!im.to) continue;
+      const to = (m.path ? m.path + '.' : '') + im.to.text.trim();
+      const hits = plan.changes.filter((c) => c.importing && (instanceAddrString(c.addr) === to || instanceAddrString(c.addr).startsWith(to + '[')));
+      for (const c of hits) located.set(c, { file: src.abs(im.range.filename), range: src.range(im.range) });
+      if (hits.length) file(im.range.filename).lenses.push({ range: src.range(im.range), title: `import ${hits.map((c) => `${instanceAddrString(c.addr)} [id=${c.importing!.id}]`).join(', ')}`, target: instanceAddrString(hits[0].addr) });
+    }
+  }
+
+  // Instances with no block any more: at the removed block that names them, else at the start of their module's first file.
+  for (const [key, changes] of byGroup) {
+    if (seen.has(key)) continue;
+    const [mod, mode, type, name] = key.split('|');
+    const m = modules.find((x) => x.path === mod);
+    const resAddr = (mode === 'data' ? 'data.' : '') + `${type}.${name}`;
+    const rm = m?.removed.find((r) => r.from && r.from.text.trim() === resAddr);
+    let where: { filename: string; range: LspRange } | undefined;
+    if (rm) where = { filename: rm.range.filename, range: src.range(rm.range) };
+    else {
+      // The nearest existing source: the first file of the deepest module of its path that still exists.
+      let host = m;
+      for (let p = mod; !host && p !== ''; ) {
+        p = p.replace(/\.?module\.[^.]+$/, '');
+        host = modules.find((x) => x.path === p);
+      }
+      const f0 = (host ?? root).files[0];
+      if (f0) where = { filename: f0, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } };
+    }
+    if (!where) continue;
+    for (const c of changes) located.set(c, { file: src.abs(where.filename), range: where.range });
+    const f = file(where.filename);
+    for (const c of changes) {
+      const why = reasonText(c);
+      f.lenses.push({ range: where.range, title: `${actionLabel(c.action)} ${changeAddress(c)}${why ? ` (${why})` : ''}`, target: instanceAddrString(c.addr), instance: instanceAddrString(c.addr) });
+      f.hovers.push({ range: where.range, markdown: blockMarkdown(plan, [c]) });
+    }
+  }
+
+  const changes: ResourceChangeInfo[] = plan.changes.map((c) => {
+    const loc = located.get(c) ?? {};
+    const info: ResourceChangeInfo = {
+      address: instanceAddrString(c.addr),
+      module: c.addr.module,
+      mode: c.addr.mode,
+      type: c.addr.type,
+      name: c.addr.name,
+      action: plannedAction(c.action),
+      inState: !c.before.isNull || c.action === 'Delete' || c.action === 'Forget',
+    };
+    if (c.addr.key !== undefined) info.key = instanceKeyString(c.addr.key);
+    const reason = actionReasonJSON(c.actionReason);
+    if (reason) info.actionReason = reason;
+    if (c.deposedKey) info.deposed = c.deposedKey;
+    if (c.requiredReplace.length) info.replacePaths = c.requiredReplace.map((p) => formatPath(p).replace(/^\./, ''));
+    const n = c.action === 'Update' || isReplace(c.action) ? changedAttributeCount(c) : undefined;
+    if (n !== undefined) info.changedAttributes = n;
+    if (loc.file) info.file = loc.file;
+    if (loc.range) info.range = loc.range;
+    if (drift.has(info.address)) info.drifted = true;
+    const from = plan.movedFrom?.get(info.address);
+    if (from) info.movedFrom = from;
+    if (c.importing) info.importing = true;
+    return info;
+  });
+  const s = planSummary(plan);
+  return {
+    summary: { add: s.add, change: s.change, destroy: s.destroy, import: s.import, replace: plan.changes.filter((c) => isReplace(c.action)).length },
+    changes,
+    files,
+  };
+}
+
+function lensTitle(changes: ResourceInstanceChange[], multi: boolean, drift: Map<string, string>, plan: Plan): string {
+  if (changes.length === 0) return multi ? 'no instances' : 'no changes';
+  const counts = new Map<string, number>();
+  for (const c of changes) {
+    let label = actionLabel(c.action);
+    if (c.importing) label = c.action === 'NoOp' ? 'import' : `${label}, import`;
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  const order = (l: string) => {
+    const i = ACTION_ORDER.findIndex((a) => actionLabel(a) === l);
+    return i < 0 ? -1 : i;
+  };
+  const labels = [...counts.keys()].sort((a, b) => order(a) - order(b));
+  const many = multi || changes.length > 1;
+  let t = labels.map((l) => (many ? `${l} ×${counts.get(l)}` : l)).join(', ');
+  const moved = changes.find((c) => plan.movedFrom?.get(instanceAddrString(c.addr)));
+  if (moved && !many) t += ` (moved from ${plan.movedFrom!.get(instanceAddrString(moved.addr))})`;
+  const drifted = changes.filter((c) => drift.has(instanceAddrString(c.addr)));
+  if (drifted.length) t += drift.get(instanceAddrString(drifted[0].addr)) === 'Delete' ? ' (deleted outside of Terraform)' : ' (changed outside of Terraform)';
+  return t;
+}
+
+function moduleTitle(changes: ResourceInstanceChange[]): string {
+  let add = 0;
+  let change = 0;
+  let destroy = 0;
+  for (const c of changes) {
+    if (c.action === 'Create' || isReplace(c.action)) add++;
+    if (c.action === 'Update') change++;
+    if (c.action === 'Delete' || isReplace(c.action)) destroy++;
+  }
+  if (add + change + destroy === 0) return 'no changes';
+  return `${add} to add, ${change} to change, ${destroy} to destroy`;
+}
+
+function forcesReplacement(c: ResourceInstanceChange, name: string): boolean {
+  return c.requiredReplace.some((p) => p.length > 0 && p[0].kind === 'attr' && p[0].name === name);
+}
+
+function resourceHints(r: Resource, changes: ResourceInstanceChange[], src: Sources, f: FilePresentation): void {
+  const live = changes.filter((c) => !c.deposedKey && (c.action === 'Create' || c.action === 'Update' || isReplace(c.action)));
+  if (!live.length) return;
+  for (const a of r.config.attributes) {
+    const hints: HintInfo[] = [];
+    const position = src.range(a.range).end;
+    for (const c of live) {
+      const before = c.action === 'Create' ? undefined : attr(c.before, a.name);
+      const after = attr(c.after, a.name);
+      if (after === undefined) continue;
+      const unknown = !after.isKnown;
+      const forces = forcesReplacement(c, a.name);
+      if (c.action === 'Create') {
+        if (!unknown) continue;
+        hints.push({ position, planned: '(known after apply)', unknown, forces });
+        continue;
+      }
+      if (sameValue(before, after) && !forces) continue;
+      hints.push({ position, prior: display(before, 40), planned: display(after, 40), unknown, forces });
+    }
+    if (!hints.length) continue;
+    const distinct = new Map<string, HintInfo>();
+    hints.forEach((h, i) => {
+      const k = JSON.stringify([h.prior, h.planned, h.forces]);
+      if (!distinct.has(k)) distinct.set(k, { ...h, key: live.length > 1 ? instanceKeyString(live[i].addr.key) : undefined });
+    });
+    if (distinct.size === 1) {
+      const h = [...distinct.values()][0];
+      delete h.key;
+      f.hints.push(h);
+    } else for (const h of [...distinct.values()].slice(0, 3)) f.hints.push(h);
+  }
+}
+
+function blockMarkdown(plan: Plan, changes: ResourceInstanceChange[]): string {
+  const parts: string[] = [];
+  for (const c of changes.slice(0, 10)) {
+    const lines = [`**${changeAddress(c)}**: ${actionLabel(c.action)}`];
+    const why = reasonText(c);
+    const reason = actionReasonJSON(c.actionReason);
+    if (why) lines.push(`Reason: ${why} (\`${reason}\`)`);
+    const rendered = renderResourceChange(plan, c, false);
+    lines.push('```\n' + rendered.replace(/\n+$/, '') + '\n```');
+    parts.push(lines.join('\n\n'));
+  }
+  if (changes.length > 10) parts.push(`… and ${changes.length - 10} more instances`);
+  return parts.join('\n\n---\n\n');
+}
+
+function resourceHovers(plan: Plan, r: Resource, changes: ResourceInstanceChange[], src: Sources, f: FilePresentation): void {
+  const head = src.range(r.declRange);
+  const body = src.range(r.config.range);
+  const whole: LspRange = { start: head.start, end: body.end.line > head.end.line || (body.end.line === head.end.line && body.end.character > head.end.character) ? body.end : head.end };
+  const addr = `${r.mode === 'data' ? 'data.' : ''}${r.type}.${r.name}`;
+  f.hovers.push({ range: whole, markdown: changes.length ? blockMarkdown(plan, changes) : `**${addr}**: no planned instances` });
+  const live = changes.filter((c) => !c.deposedKey);
+  for (const a of r.config.attributes) {
+    if (!live.length) break;
+    const lines = [`**${a.name}**`];
+    for (const c of live.slice(0, 5)) {
+      const before = c.before.isNull ? undefined : attr(c.before, a.name);
+      const after = c.after.isNull ? undefined : attr(c.after, a.name);
+      const prefix = live.length > 1 ? `${instanceAddrString(c.addr)}: ` : '';
+      lines.push(`${prefix}prior: \`${before === undefined ? 'null' : display(before, 200)}\`  \nplanned: \`${after === undefined ? 'null' : display(after, 200)}\`${forcesReplacement(c, a.name) ? '  \n# forces replacement' : ''}`);
+    }
+    f.hovers.push({ range: src.range(a.range), markdown: lines.join('\n\n') });
+  }
+}
+
+// ---- references --------------------------------------------------------------------------------------------
+
+/** Hovers on references (`var.x`, `aws_x.y.attr`, `data.x.y`) with the planned value and its type. */
+export function referenceHovers(plan: Plan, root: Module, src: Sources, files: Map<string, FilePresentation>): void {
+  const byGroup = new Map<string, ResourceInstanceChange[]>();
+  for (const c of plan.changes) {
+    if (c.deposedKey) continue;
+    const k = groupKey(staticModule(c.addr.module), c.addr.mode, c.addr.type, c.addr.name);
+    let l = byGroup.get(k);
+    if (!l) byGroup.set(k, (l = []));
+    l.push(c);
+  }
+  const visit = (m: Module) => {
+    const exprs = [
+      ...m.resources.flatMap((r) => [...r.config.attributes.map((a) => a.expr), ...(r.count ? [r.count] : []), ...(r.forEach ? [r.forEach] : [])]),
+      ...[...m.outputs.values()].flatMap((o) => (o.value ? [o.value] : [])),
+      ...[...m.locals.values()].map((l) => l.expr),
+      ...[...m.moduleCalls.values()].flatMap((c) => [...c.arguments.values()]),
+    ];
+    for (const e of exprs) {
+      for (const ref of e.refs) {
+        const v = referenceValue(plan, m, ref, byGroup);
+        if (!v) continue;
+        const p = src.abs(ref.range.filename);
+        let f = files.get(p);
+        if (!f) files.set(p, (f = { lenses: [], hints: [], hovers: [] }));
+        const text = v.marks.has('sensitive') ? '(sensitive value)' : formatValue(v);
+        f.hovers.push({ range: src.range(ref.range), markdown: '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\`` });
+      }
+    }
+    for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
+  };
+  visit(root);
+}
+
+function referenceValue(plan: Plan, m: Module, ref: Reference, byGroup: Map<string, ResourceInstanceChange[]>): Value | undefined {
+  let v: Value | undefined;
+  let steps = ref.steps;
+  if (ref.root === 'var') {
+    if (m.path !== '' || !steps.length || steps[0].kind !== 'attr') return undefined;
+    v = plan.variableValues.get(steps[0].name);
+    if (v && m.variables.get(steps[0].name)?.sensitive) v = v.mark('sensitive');
+    steps = steps.slice(1);
+  } else if (['local', 'module', 'path', 'terraform', 'count', 'each', 'self'].includes(ref.root)) {
+    return undefined;
+  } else {
+    let mode = 'managed';
+    let type = ref.root;
+    if (ref.root === 'data') {
+      if (!steps.length || steps[0].kind !== 'attr') return undefined;
+      mode = 'data';
+      type = steps[0].name;
+      steps = steps.slice(1);
+    }
+    if (!steps.length || steps[0].kind !== 'attr') return undefined;
+    const name = steps[0].name;
+    steps = steps.slice(1);
+    const changes = byGroup.get(groupKey(m.path, mode, type, name));
+    if (!changes?.length) return undefined;
+    // Instances of one module instance only: the first module instance's.
+    const mi = changes[0].addr.module;
+    const mine = changes.filter((c) => c.addr.module === mi && c.action !== 'Delete' && c.action !== 'Forget');
+    if (!mine.length) return undefined;
+    if (mine.length === 1 && mine[0].addr.key === undefined) v = mine[0].after;
+    else if (mine.every((c) => typeof c.addr.key === 'number')) v = Value.tuple([...mine].sort((a, b) => (a.addr.key as number) - (b.addr.key as number)).map((c) => c.after));
+    else if (mine.every((c) => typeof c.addr.key === 'string')) v = Value.object(new Map(mine.map((c) => [c.addr.key as string, c.after])));
+    else return undefined;
+  }
+  for (const st of steps) {
+    if (!v || !v.isKnown || v.isNull) return v;
+    if (st.kind === 'attr') v = attr(v, st.name);
+    else if (typeof st.key === 'number' && (v.type.kind === 'tuple' || v.type.kind === 'list')) v = v.elems[st.key];
+    else if (v.type.kind === 'object' || v.type.kind === 'map') v = attr(v, String(st.key));
+    else return undefined;
+  }
+  return v;
+}

@@ -1,0 +1,577 @@
+// The preview worker: a worker thread (the server bundle with workerData.role PREVIEW_WORKER_ROLE, see
+// main.ts) that makes preview plans and runs plans, applies and refreshes, so the LSP main thread never
+// waits on the engine.
+//
+// Preview plans: the configuration as plan loads it (server/cli/plan.ts loadConfig) with the editor's unsaved
+// texts as overlays, the variables as the CLI collects them (terraform.tfvars, *.auto.tfvars, -var/-var-file
+// from the client's settings, TF_VAR_), the selected workspace's state read without the lock (the journal is
+// replayed in memory only), and the engine's plan with refresh off: the prior state is whatever the last run
+// or explicit refresh left. Providers are wrapped so PlanResourceChange answers are cached by request
+// (type, prior state, proposed state, configuration, private data, provider configuration): a re-plan after
+// an edit calls the provider only for instances whose inputs changed. ApplyResourceChange is never called.
+// A newer preview of a directory aborts the older one.
+//
+// Runs go through the CLI's own operation (runOperation, -no-color -input=false), so they print, lock,
+// journal and persist exactly as `foresight plan|apply` does; hooks around the view's report per-resource
+// progress with the line the view printed for it.
+//
+// Contract: every request gets one answer ({id, result} or {id, error}); user errors come back as
+// diagnostics in results, never as thrown exceptions.
+
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { parentPort } from 'node:worker_threads';
+import { collectVariableValues, parseVariableValues, type VarFlag } from '../../config/variables';
+import type { Module } from '../../config/model';
+import { hasErrors, type Diagnostic } from '../../diags/diagnostic';
+import { plan as enginePlan } from '../../engine';
+import type { Hooks } from '../../engine/hooks';
+import type { Value } from '../../lang/value';
+import type { Plan } from '../../plans/plan';
+import type { Provider } from '../../providers/provider';
+import { toWire } from '../../providers/wire';
+import { renderResourceChange } from '../../command/format/plan';
+import { outputValue } from '../../command/jsonstate';
+import { State, instanceAddrString, instanceKeyString, type InstanceAddr } from '../../states/state';
+import { parseLockInfo } from '../../states/statemgr';
+import { loadConfig, providerFactory, runOperation } from '../../cli/plan';
+import { localBackend } from '../../cli/state/meta';
+import type { CliIO } from '../../cli/io';
+import { initParser } from '../../syntax/treesitter';
+import { toLspDiagnostic } from '../convert';
+import type { PlannedDiffRequest, ResourceChangeInfo, RunDiagnostic, RunOptions, RunProgressParams, StateRequest, WorkspacesRequest } from '../protocol';
+import { plannedAction, present, referenceHovers, Sources, type FilePresentation } from './model';
+import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
+
+export const PREVIEW_WORKER_ROLE = 'foresight-preview';
+
+export interface PreviewSettings {
+  vars?: Record<string, string>;
+  varFiles?: string[];
+}
+
+export interface PreviewData {
+  directory: string;
+  complete: boolean;
+  workspace: string;
+  summary: { add: number; change: number; destroy: number; import: number; replace: number };
+  changes: ResourceChangeInfo[];
+  diagnostics: RunDiagnostic[];
+  /** LSP diagnostics by absolute file path (for DiagnosticsScheduler.setPreviewDiagnostics). */
+  lspDiagnostics: [string, LspDiagnostic[]][];
+  files: [string, FilePresentation][];
+  /** Figures of this preview: wall time, PlanResourceChange calls answered from the cache / made. */
+  stats: { durationMs: number; planCalls: number; cacheHits: number };
+}
+
+export interface RunResult {
+  exitCode: number;
+  cancelled: boolean;
+  output: string;
+  diagnostics: RunDiagnostic[];
+  changes?: ResourceChangeInfo[];
+  summary?: PreviewData['summary'];
+  durationMs: number;
+}
+
+export type WorkerRequest =
+  | { id: number; kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings }
+  | { id: number; kind: 'run'; runId: string; verb: 'plan' | 'apply' | 'refresh'; options: RunOptions; settings: PreviewSettings; planFile?: string }
+  | { id: number; kind: 'cancel'; runId: string }
+  | { id: number; kind: 'state'; dir: string }
+  | { id: number; kind: 'workspaces'; dir: string; select?: string }
+  | { id: number; kind: 'diff'; dir: string; address: string; runId?: string };
+
+export type WorkerMessage =
+  | { id: number; result: unknown }
+  | { id: number; error: string }
+  | { event: 'progress'; params: RunProgressParams };
+
+/** A user-facing refusal (lock held, stale plan, unknown workspace): answered as RequestFailed. */
+export class Refusal extends Error {}
+
+// ---- the PlanResourceChange cache --------------------------------------------------------------------------
+
+const MAX_CACHE = 50_000;
+const planCache = new Map<string, Awaited<ReturnType<Provider['planResourceChange']>>>();
+let counters = { planCalls: 0, cacheHits: 0 };
+
+function cachingProvider(fqn: string, p: Provider): Provider {
+  let configKey = '';
+  return new Proxy(p, {
+    get(t, k) {
+      if (k === 'configureProvider')
+        return async (req: Parameters<Provider['configureProvider']>[0]) => {
+          try {
+            configKey = JSON.stringify(toWire(req.config));
+          } catch {
+            configKey = `unkeyed:${randomUUID()}`;
+          }
+          return t.configureProvider(req);
+        };
+      if (k === 'planResourceChange')
+        return async (req: Parameters<Provider['planResourceChange']>[0]) => {
+          let key: string | undefined;
+          try {
+            key = fqn + '\u0000' + configKey + '\u0000' + JSON.stringify(toWire(req));
+          } catch {
+            key = undefined; // marked values cannot be keyed: not cached
+          }
+          const hit = key === undefined ? undefined : planCache.get(key);
+          if (hit && !hit.diagnostics.length) {
+            counters.cacheHits++;
+            planCache.delete(key!);
+            planCache.set(key!, hit);
+            return hit;
+          }
+          counters.planCalls++;
+          const res = await t.planResourceChange(req);
+          if (key !== undefined && !res.diagnostics.length) {
+            planCache.set(key, res);
+            if (planCache.size > MAX_CACHE) planCache.delete(planCache.keys().next().value as string);
+          }
+          return res;
+        };
+      if (k === 'applyResourceChange') return () => Promise.reject(new Error('the preview never applies'));
+      const x = Reflect.get(t, k, t) as unknown;
+      return typeof x === 'function' ? (x as (...a: unknown[]) => unknown).bind(t) : x;
+    },
+  });
+}
+
+// ---- shared helpers ------------------------------------------------------------------------------------------
+
+function workerIO(dir: string, out: string[] = []): CliIO {
+  return { stdin: async () => '', stdout: (s) => void out.push(s), stderr: (s) => void out.push(s), cwd: dir, env: process.env };
+}
+
+function varFlags(settings: PreviewSettings, opts?: { vars?: Record<string, string>; varFiles?: string[] }): VarFlag[] {
+  const flags: VarFlag[] = [];
+  for (const f of [...(settings.varFiles ?? []), ...(opts?.varFiles ?? [])]) flags.push({ flag: '-var-file', value: f });
+  for (const [k, v] of Object.entries({ ...(settings.vars ?? {}), ...(opts?.vars ?? {}) })) flags.push({ flag: '-var', value: `${k}=${v}` });
+  return flags;
+}
+
+function runDiagnostic(d: Diagnostic, dir: string, src?: Sources): RunDiagnostic {
+  const out: RunDiagnostic = { severity: d.severity, summary: d.summary };
+  if (d.detail) out.detail = d.detail;
+  const where = d.subject ?? d.context;
+  if (where?.filename) {
+    out.file = isAbsolute(where.filename) ? where.filename : join(dir, where.filename);
+    if (src) out.range = src.range(where);
+  }
+  return out;
+}
+
+function lspDiagnostics(diags: readonly Diagnostic[], src: Sources): [string, LspDiagnostic[]][] {
+  const by = new Map<string, LspDiagnostic[]>();
+  for (const d of diags) {
+    const where = d.subject ?? d.context;
+    if (!where?.filename) continue;
+    const p = src.abs(where.filename);
+    let l = by.get(p);
+    if (!l) by.set(p, (l = []));
+    l.push(toLspDiagnostic(d, src.index(where.filename)));
+  }
+  return [...by];
+}
+
+// ---- previews ----------------------------------------------------------------------------------------------
+
+/** The last preview plan per directory (for PlannedDiffRequest without a run). */
+const lastPreview = new Map<string, { plan: Plan; config: Module }>();
+const previewAborts = new Map<string, AbortController>();
+
+export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings): Promise<PreviewData> {
+  const t0 = performance.now();
+  previewAborts.get(dir)?.abort();
+  const abort = new AbortController();
+  previewAborts.set(dir, abort);
+  counters = { planCalls: 0, cacheHits: 0 };
+  const io = workerIO(dir);
+  const src = new Sources(dir, overlays);
+  const b = localBackend(io);
+  const workspace = b.currentWorkspace();
+  const empty = (diags: readonly Diagnostic[]): PreviewData => ({
+    directory: dir,
+    complete: false,
+    workspace,
+    summary: { add: 0, change: 0, destroy: 0, import: 0, replace: 0 },
+    changes: [],
+    diagnostics: diags.map((d) => runDiagnostic(d, dir, src)),
+    lspDiagnostics: [],
+    files: [],
+    stats: { durationMs: performance.now() - t0, ...counters },
+  });
+  const cfg = await loadConfig(io, false, overlays);
+  // Configuration errors are the analysis's diagnostics already; the preview only says it could not plan.
+  if (!('module' in cfg)) return empty(cfg.diags);
+  const mgr = await b.stateMgr(workspace);
+  const rd = await mgr.refresh();
+  if (hasErrors(rd)) return empty(rd);
+  const state = mgr.read() ?? new State();
+  const collected = await collectVariableValues(dir, varFlags(settings), io.env);
+  const parsed = parseVariableValues(collected.raw, cfg.module);
+  const varDiags = [...collected.diagnostics, ...parsed.diagnostics];
+  if (hasErrors(varDiags)) {
+    const e = empty(varDiags);
+    e.lspDiagnostics = lspDiagnostics(varDiags, src);
+    return e;
+  }
+  const base = providerFactory();
+  const wrapped = new Map<string, Provider | undefined>();
+  const providers = (fqn: string) => {
+    if (!wrapped.has(fqn)) {
+      const p = base(fqn);
+      wrapped.set(fqn, p && cachingProvider(fqn, p));
+    }
+    return wrapped.get(fqn);
+  };
+  const res = await enginePlan({
+    config: cfg.module,
+    state,
+    providers,
+    inputs: parsed.values,
+    refresh: false,
+    cwd: dir,
+    workspace,
+    signal: abort.signal,
+  });
+  if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
+  if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
+  lastPreview.set(dir, { plan: res.plan, config: cfg.module });
+  const diags = [...res.diagnostics];
+  const p = present(res.plan, cfg.module, src);
+  referenceHovers(res.plan, cfg.module, src, p.files);
+  return {
+    directory: dir,
+    complete: !hasErrors(diags) && !res.plan.errored,
+    workspace,
+    summary: p.summary,
+    changes: p.changes,
+    diagnostics: diags.map((d) => runDiagnostic(d, dir, src)),
+    lspDiagnostics: lspDiagnostics(
+      diags.filter((d) => d.severity === 'error' || !cfg.diags.some((c) => c.summary === d.summary)),
+      src,
+    ),
+    files: [...p.files],
+    stats: { durationMs: performance.now() - t0, ...counters },
+  };
+}
+
+// ---- runs --------------------------------------------------------------------------------------------------
+
+const runAborts = new Map<string, AbortController>();
+const runPlans = new Map<string, { plan: Plan; dir: string }>();
+
+/** The default folder of saved plans of this process's runs. */
+export function planDirectory(): string {
+  const d = join(tmpdir(), `foresight-runs-${process.pid}`);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+function operationOf(action: string): string {
+  switch (action) {
+    case 'Create':
+      return 'create';
+    case 'Update':
+      return 'update';
+    case 'Delete':
+      return 'delete';
+    case 'Read':
+      return 'read';
+    case 'NoOp':
+      return 'no-op';
+    default:
+      return 'replace';
+  }
+}
+
+/** Hooks that run the view's hook, then report progress with the line the view printed. */
+function progressHooks(view: Hooks, runId: string, out: string[], emit: (p: RunProgressParams) => void): Hooks {
+  const started = new Map<string, number>();
+  const addrOf = (a: InstanceAddr, dk: string | undefined) => instanceAddrString(a) + (dk ? ` (deposed object ${dk})` : '');
+  const call = (f: (() => void) | undefined): string => {
+    const n = out.length;
+    f?.();
+    const text = out.slice(n).join('');
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    return lines.length ? lines[lines.length - 1] : '';
+  };
+  const report = (address: string, operation: string, state: RunProgressParams['state'], message: string) => {
+    const k = `${address}\u0000${operation}`;
+    let elapsedMs = 0;
+    if (state === 'started') started.set(k, performance.now());
+    else {
+      const s = started.get(k);
+      if (s !== undefined) elapsedMs = Math.round(performance.now() - s);
+      started.delete(k);
+    }
+    emit({ runId, address, operation, state, elapsedMs, message });
+  };
+  return {
+    ...view,
+    preRefresh: (a, dk, prior) => report(addrOf(a, dk), 'refresh', 'started', call(() => view.preRefresh?.(a, dk, prior))),
+    postRefresh: (a, dk, prior, next) => report(addrOf(a, dk), 'refresh', 'done', call(() => view.postRefresh?.(a, dk, prior, next))),
+    preDiff: (a, dk, prior, proposed) => report(addrOf(a, dk), 'plan', 'started', call(() => view.preDiff?.(a, dk, prior, proposed))),
+    postDiff: (a, dk, action, prior, planned) => report(addrOf(a, dk), 'plan', 'done', call(() => view.postDiff?.(a, dk, action, prior, planned))),
+    preApply: (a, dk, action, prior, planned) => report(addrOf(a, dk), operationOf(action), 'started', call(() => view.preApply?.(a, dk, action, prior, planned))),
+    postApply: (a, dk, action, next, failed) => report(addrOf(a, dk), operationOf(action), failed ? 'failed' : 'done', call(() => view.postApply?.(a, dk, action, next, failed))),
+    preReadData: (a) => report(addrOf(a, undefined), 'read', 'started', call(() => view.preReadData?.(a))),
+    postReadData: (a, failed, next) => report(addrOf(a, undefined), 'read', failed ? 'failed' : 'done', call(() => view.postReadData?.(a, failed, next))),
+  };
+}
+
+function operationArgs(verb: 'plan' | 'apply' | 'refresh', o: RunOptions, settings: PreviewSettings, planFile: string | undefined): string[] {
+  const args = ['-no-color', '-input=false'];
+  if (verb === 'apply') return [...args, planFile!];
+  if (verb === 'plan') args.push(`-out=${planFile}`);
+  if (verb === 'refresh') args.push('-refresh-only', '-auto-approve');
+  else if (o.mode === 'destroy') args.push('-destroy');
+  else if (o.mode === 'refresh-only') args.push('-refresh-only');
+  if (o.refresh === false) args.push('-refresh=false');
+  if (o.parallelism) args.push(`-parallelism=${o.parallelism}`);
+  for (const t of o.targets ?? []) args.push(`-target=${t}`);
+  for (const r of o.replace ?? []) args.push(`-replace=${r}`);
+  for (const f of varFlags(settings, o)) args.push(f.flag === '-var' ? `-var=${f.value}` : `-var-file=${f.value}`);
+  return args;
+}
+
+const REFUSALS = ['Error acquiring the state lock', 'Saved plan is stale', 'Saved plan does not match the given state'];
+
+export async function run(
+  runId: string,
+  verb: 'plan' | 'apply' | 'refresh',
+  o: RunOptions,
+  settings: PreviewSettings,
+  planFile: string | undefined,
+  emit: (p: RunProgressParams) => void,
+): Promise<RunResult> {
+  const t0 = performance.now();
+  const out: string[] = [];
+  const abort = new AbortController();
+  runAborts.set(runId, abort);
+  const diags: Diagnostic[] = [];
+  let planMade: Plan | undefined;
+  const io = workerIO(o.directory, out);
+  let code: number;
+  try {
+    code = await runOperation(verb === 'refresh' ? 'apply' : verb, operationArgs(verb, o, settings, planFile), io, {
+      signal: abort.signal,
+      wrapHooks: (h) => progressHooks(h, runId, out, emit),
+      onPlan: (p) => (planMade = p),
+      onDiagnostics: (d) => diags.push(...d),
+    });
+  } finally {
+    runAborts.delete(runId);
+  }
+  const refusal = code !== 0 ? diags.find((d) => d.severity === 'error' && REFUSALS.includes(d.summary)) : undefined;
+  if (refusal) throw new Refusal(refusal.detail ? `${refusal.summary}: ${refusal.detail}` : refusal.summary);
+  const result: RunResult = {
+    exitCode: code,
+    cancelled: abort.signal.aborted,
+    output: out.join(''),
+    diagnostics: diags.map((d) => runDiagnostic(d, o.directory)),
+    durationMs: Math.round(performance.now() - t0),
+  };
+  if (planMade) {
+    const cfg = await loadConfig(workerIO(o.directory), false);
+    if ('module' in cfg) {
+      const p = present(planMade, cfg.module, new Sources(o.directory, new Map()));
+      result.changes = p.changes;
+      result.summary = p.summary;
+    }
+    if (verb === 'plan') runPlans.set(runId, { plan: planMade, dir: o.directory });
+  }
+  return result;
+}
+
+export function cancel(runId: string): boolean {
+  const a = runAborts.get(runId);
+  a?.abort();
+  return a !== undefined;
+}
+
+// ---- state, workspaces, diffs ------------------------------------------------------------------------------
+
+function redactSensitive(attrs: unknown, paths: readonly (readonly { type: string; name?: string; key?: string }[])[]): unknown {
+  let root = attrs;
+  for (const p of paths) {
+    if (p.length === 0) return '(sensitive value)';
+    const set = (obj: unknown, i: number): unknown => {
+      if (obj === null || typeof obj !== 'object') return obj;
+      const st = p[i];
+      let k: string | number | undefined;
+      if (st.type === 'get_attr') k = st.name;
+      else {
+        try {
+          k = (JSON.parse(st.key ?? '') as { value: string | number }).value;
+        } catch {
+          return obj;
+        }
+      }
+      if (k === undefined) return obj;
+      const copy: Record<string, unknown> | unknown[] = Array.isArray(obj) ? [...obj] : { ...(obj as Record<string, unknown>) };
+      const cur = (copy as Record<string | number, unknown>)[k];
+      if (cur === undefined) return obj;
+      (copy as Record<string | number, unknown>)[k] = i === p.length - 1 ? '(sensitive value)' : set(cur, i + 1);
+      return copy;
+    };
+    root = set(root, 0);
+  }
+  return root;
+}
+
+export async function readState(dir: string): Promise<StateRequest.Result> {
+  const io = workerIO(dir);
+  const b = localBackend(io);
+  const workspace = b.currentWorkspace();
+  const mgr = await b.stateMgr(workspace);
+  const rd = await mgr.refresh();
+  if (hasErrors(rd)) throw new Refusal(rd.map((d) => d.summary + (d.detail ? `: ${d.detail}` : '')).join('\n'));
+  const state = mgr.read() ?? new State();
+  const meta = mgr.meta();
+  const result: StateRequest.Result = { workspace, serial: meta.serial, lineage: meta.lineage, resources: [], outputs: {} };
+  const lockPath = mgr.lockInfoPath();
+  const abs = isAbsolute(lockPath) ? lockPath : join(dir, lockPath);
+  if (existsSync(abs)) {
+    try {
+      const info = parseLockInfo(readFileSync(abs, 'utf8'));
+      if (info) result.lock = { id: info.ID, who: info.Who, operation: info.Operation, created: info.Created };
+    } catch {
+      // released meanwhile
+    }
+  }
+  for (const m of state.modules.values()) {
+    for (const r of m.resources.values()) {
+      for (const inst of r.instances.values()) {
+        const objs: [string | undefined, NonNullable<typeof inst.current>][] = [];
+        if (inst.current) objs.push([undefined, inst.current]);
+        for (const [dk, o] of inst.deposed) objs.push([dk, o]);
+        for (const [dk, o] of objs) {
+          let attrs: unknown = {};
+          try {
+            attrs = o.attrsJSON !== undefined ? JSON.parse(o.attrsJSON) : { ...(o.attrsFlat ?? {}) };
+          } catch {
+            attrs = {};
+          }
+          const addr = { module: m.addr, mode: r.mode, type: r.type, name: r.name, key: inst.key };
+          const info: StateRequest.Result['resources'][number] = {
+            address: instanceAddrString(addr),
+            module: m.addr,
+            mode: r.mode,
+            type: r.type,
+            name: r.name,
+            provider: r.provider,
+            attributes: redactSensitive(attrs, o.sensitivePaths) as Record<string, unknown>,
+          };
+          if (inst.key !== undefined) info.key = instanceKeyString(inst.key);
+          if (o.status === 'tainted') info.tainted = true;
+          if (dk) info.deposed = dk;
+          result.resources.push(info);
+        }
+      }
+    }
+  }
+  for (const [name, o] of state.outputs) {
+    result.outputs[name] = { value: o.sensitive ? '(sensitive value)' : displayJSON(outputValue(o)), sensitive: o.sensitive };
+  }
+  return result;
+}
+
+export async function workspaces(dir: string, select?: string): Promise<WorkspacesRequest.Result> {
+  const b = localBackend(workerIO(dir));
+  const all = await b.workspaces();
+  if (select !== undefined) {
+    if (!all.includes(select)) throw new Refusal(`Workspace "${select}" doesn't exist.`);
+    b.selectWorkspace(select);
+  }
+  return { current: b.currentWorkspace(), workspaces: all };
+}
+
+/** A value as JSON for the diff editor: unknown and sensitive values as Terraform words them. */
+export function displayJSON(v: Value): unknown {
+  if (v.marks.has('sensitive')) return '(sensitive value)';
+  if (!v.isKnown) return '(known after apply)';
+  if (v.isNull) return null;
+  switch (v.type.kind) {
+    case 'string':
+      return v.str;
+    case 'number': {
+      const n = Number(v.num.toString());
+      return Number.isSafeInteger(n) || String(n) === v.num.toString() ? n : v.num.toString();
+    }
+    case 'bool':
+      return v.bool;
+    case 'list':
+    case 'set':
+    case 'tuple':
+      return v.elems.map(displayJSON);
+    case 'map':
+    case 'object': {
+      const o: Record<string, unknown> = {};
+      for (const k of [...v.entries.keys()].sort()) o[k] = displayJSON(v.entries.get(k)!);
+      return o;
+    }
+    default:
+      return String(v);
+  }
+}
+
+export function plannedDiff(dir: string, address: string, runId?: string): PlannedDiffRequest.Result {
+  const source = runId !== undefined ? runPlans.get(runId) : lastPreview.get(dir);
+  if (!source) throw new Refusal(runId !== undefined ? `No plan of run ${runId} is available.` : `No preview of ${dir} is available yet.`);
+  const c = source.plan.changes.find((x) => !x.deposedKey && instanceAddrString(x.addr) === address) ?? source.plan.changes.find((x) => instanceAddrString(x.addr).startsWith(address));
+  if (!c) throw new Refusal(`The plan has no change for ${address}.`);
+  return {
+    address: instanceAddrString(c.addr),
+    action: plannedAction(c.action),
+    prior: JSON.stringify(displayJSON(c.before), null, 2),
+    planned: JSON.stringify(displayJSON(c.after), null, 2),
+    rendered: renderResourceChange(source.plan, c, false),
+  };
+}
+
+// ---- the worker loop -----------------------------------------------------------------------------------------
+
+/** Worker side: answers WorkerRequests until the thread is terminated. */
+export function servePreview(): void {
+  const port = parentPort;
+  if (!port) throw new Error('servePreview must run in a worker thread');
+  const ready = initParser();
+  const post = (m: WorkerMessage) => port.postMessage(m);
+  port.on('message', (req: WorkerRequest) => {
+    void (async () => {
+      try {
+        await ready;
+        let result: unknown;
+        switch (req.kind) {
+          case 'preview':
+            result = await makePreview(req.dir, new Map(req.overlays), req.settings);
+            break;
+          case 'run':
+            result = await run(req.runId, req.verb, req.options, req.settings, req.planFile, (params) => post({ event: 'progress', params }));
+            break;
+          case 'cancel':
+            result = cancel(req.runId);
+            break;
+          case 'state':
+            result = await readState(req.dir);
+            break;
+          case 'workspaces':
+            result = await workspaces(req.dir, req.select);
+            break;
+          case 'diff':
+            result = plannedDiff(req.dir, req.address, req.runId);
+            break;
+        }
+        post({ id: req.id, result });
+      } catch (e) {
+        post({ id: req.id, error: e instanceof Refusal ? `refusal:${e.message}` : e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      }
+    })();
+  });
+}
