@@ -1,0 +1,223 @@
+// The http backend against Terraform 1.11.4 itself (skipped with a printed notice when `terraform` is not installed):
+// terraform and Foresight's http state manager work on the same local state server (httpServer.ts). Checks that
+// Terraform's requests are what Foresight sends (methods, ?ID=, headers, lock info bodies), that each reads the other's
+// state without changes (serial and lineage kept), that a lock held by either makes the other fail with
+// "Error acquiring the state lock", and Terraform's texts for workspaces and force-unlock on this backend.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readStateFile, writeStateFile } from '../../server/states/statefile';
+import { LockError, lockInfoString, type LockInfo } from '../../server/states/statemgr';
+import { configureHttpBackend } from '../../server/backends/http/index';
+import { StateServer } from './httpServer';
+
+const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
+const NOTICE = 'terraform is not installed; the http backend interoperability test needs it';
+
+/** Runs a command without blocking the event loop (the state server lives in this process). */
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { cwd, env });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+function setup(srv: StateServer, body: string): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-interop-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  writeFileSync(
+    join(dir, 'main.tf'),
+    `terraform {
+  backend "http" {
+    address        = "${srv.base}/state"
+    lock_address   = "${srv.base}/lock"
+    unlock_address = "${srv.base}/lock"
+  }
+}
+
+${body}`,
+  );
+  return { dir, env: { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '', TF_HTTP_RETRY_WAIT_MIN: '0' } };
+}
+
+const RESOURCES = `resource "terraform_data" "r" {
+  count = 3
+  input = "n-\${count.index}"
+}
+
+output "o" {
+  value = terraform_data.r[*].output
+}
+`;
+
+const md5 = (s: string) => createHash('md5').update(Buffer.from(s, 'utf8')).digest('base64');
+
+function lockInfo(id: string): LockInfo {
+  return { ID: id, Operation: 'OperationTypeApply', Info: '', Who: 'foresight@test', Version: '1.11.4', Created: '2026-11-23T06:00:00Z', Path: '' };
+}
+
+test('terraform apply over http: its requests are the ones Foresight makes; Foresight reads its state and persists nothing', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const { dir, env } = setup(srv, RESOURCES);
+  try {
+    const init = await run('terraform', ['init', '-input=false', '-no-color'], dir, env);
+    assert.equal(init.status, 0, init.stdout + init.stderr);
+    srv.requests.length = 0;
+    const ap = await run('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    assert.equal(ap.status, 0, ap.stdout + ap.stderr);
+    const seq = srv.requests.map((r) => `${r.method} ${r.url.replace(/\?ID=[0-9a-f-]+$/, '?ID=<id>')}`);
+    // Lock, read, read again before the first write (no state yet), write under the lock ID, unlock: the state is
+    // POSTed once for 3 quick resources. Foresight's state manager makes the same sequence (http.test.ts).
+    assert.deepEqual(seq, ['LOCK /lock', 'GET /state', 'GET /state', 'POST /state?ID=<id>', 'UNLOCK /lock']);
+    const lock = srv.requests[0];
+    const li = JSON.parse(lock.body) as LockInfo;
+    assert.deepEqual(Object.keys(li), ['ID', 'Operation', 'Info', 'Who', 'Version', 'Created', 'Path']);
+    assert.deepEqual([li.Operation, li.Version, li.Path, li.Info], ['OperationTypeApply', '1.11.4', '', '']);
+    assert.equal(lock.headers['content-type'], 'application/json');
+    assert.equal(lock.headers['content-md5'], md5(lock.body));
+    assert.equal(srv.requests.at(-1)!.body, lock.body, 'UNLOCK carries the LOCK body');
+    const post = srv.requests.find((r) => r.method === 'POST')!;
+    assert.equal(post.url, `/state?ID=${li.ID}`);
+    assert.equal(post.headers['content-md5'], md5(post.body));
+    assert.equal(post.headers['content-type'], 'application/json');
+    const tfFile = readStateFile(post.body).file!;
+    assert.equal(tfFile.serial, 1);
+
+    // Foresight reads it, re-serialises it byte for byte, and an unchanged persist sends nothing.
+    const mgr = await configureHttpBackend({ address: `${srv.base}/state`, lock_address: `${srv.base}/lock`, unlock_address: `${srv.base}/lock` }, {}).backend!.stateMgr('default');
+    const id = await mgr.lock(lockInfo('f0000000-0000-0000-0000-000000000001'));
+    assert.deepEqual(await mgr.refresh(), []);
+    assert.deepEqual(mgr.meta(), { serial: tfFile.serial, lineage: tfFile.lineage });
+    assert.equal(writeStateFile({ terraformVersion: '1.11.4', serial: tfFile.serial, lineage: tfFile.lineage, state: mgr.read()! }), post.body);
+    const n = srv.requests.length;
+    assert.deepEqual(await mgr.persist(), []);
+    assert.equal(srv.requests.length, n);
+    // Foresight's write under its lock: serial 2, same lineage; terraform plans no changes against it.
+    const s = mgr.read()!;
+    s.outputs.set('extra', { valueJSON: '"x"', typeJSON: '"string"', sensitive: false });
+    mgr.write(s);
+    assert.deepEqual(await mgr.persist(), []);
+    const mine = srv.requests.at(-1)!;
+    assert.equal(mine.url, '/state?ID=f0000000-0000-0000-0000-000000000001');
+    assert.equal(mine.headers['content-md5'], md5(mine.body));
+    await mgr.unlock(id);
+    const f2 = readStateFile(srv.state!.toString('utf8')).file!;
+    assert.deepEqual([f2.serial, f2.lineage], [2, tfFile.lineage]);
+    const plan = await run('terraform', ['plan', '-detailed-exitcode', '-input=false', '-no-color', '-refresh=false'], dir, env);
+    // The extra output is not in the configuration: terraform plans only its removal (exit 2 with an output change).
+    assert.equal(plan.status, 2, plan.stdout + plan.stderr);
+    assert.match(plan.stdout, /Changes to Outputs:\n {2}- extra = "x" -> null/);
+    assert.doesNotMatch(plan.stdout, /terraform_data\.r/);
+    srv.requests.length = 0;
+    const ap2 = await run('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    assert.equal(ap2.status, 0, ap2.stdout + ap2.stderr);
+    assert.deepEqual(
+      srv.requests.map((r) => `${r.method} ${r.url.replace(/\?ID=[0-9a-f-]+$/, '?ID=<id>')}`),
+      ['LOCK /lock', 'GET /state', 'POST /state?ID=<id>', 'UNLOCK /lock'],
+    );
+    const f3 = readStateFile(srv.state!.toString('utf8')).file!;
+    assert.deepEqual([f3.serial, f3.lineage, f3.state.outputs.has('extra')], [3, tfFile.lineage, false]);
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a lock held by Foresight stops terraform with "Error acquiring the state lock", and the reverse', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const { dir, env } = setup(
+    srv,
+    `resource "terraform_data" "slow" {
+  provisioner "local-exec" {
+    command = "sleep 4"
+  }
+}
+`,
+  );
+  try {
+    const init = await run('terraform', ['init', '-input=false', '-no-color'], dir, env);
+    assert.equal(init.status, 0, init.stdout + init.stderr);
+    const conf = { address: `${srv.base}/state`, lock_address: `${srv.base}/lock`, unlock_address: `${srv.base}/lock` };
+    const mgr = await configureHttpBackend(conf, {}).backend!.stateMgr('default');
+    const held = lockInfo('f0000000-0000-0000-0000-000000000002');
+    await mgr.lock(held);
+    const plan = await run('terraform', ['plan', '-input=false', '-no-color', '-lock-timeout=0s'], dir, env);
+    assert.equal(plan.status, 1);
+    // (The detail is word-wrapped at 78 columns, as the renderer does; the Lock Info is the requester's own.)
+    assert.match(plan.stderr, /Error: Error acquiring the state lock\n\nError message: HTTP remote state already locked:\nID=f0000000-0000-0000-0000-000000000002\nLock Info:\n {2}ID: {8}[0-9a-f-]{36}\n {2}Path: {6}\n {2}Operation: OperationTypePlan\n/);
+    await mgr.unlock(held.ID);
+
+    // terraform holds the lock while its provisioner sleeps: Foresight's lock fails with terraform's lock ID.
+    const apply = run('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    for (let i = 0; i < 200 && srv.lock === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(srv.lock !== undefined, 'terraform took the lock');
+    const tfID = (JSON.parse(srv.lock!) as LockInfo).ID;
+    const mine = lockInfo('f0000000-0000-0000-0000-000000000003');
+    await assert.rejects(mgr.lock(mine), (e: Error) => e instanceof LockError && e.message === `HTTP remote state already locked: ID=${tfID}\n${lockInfoString(mine)}`);
+    const done = await apply;
+    assert.equal(done.status, 0, done.stdout + done.stderr);
+    assert.equal(srv.lock, undefined);
+    assert.equal(await mgr.lock(mine), mine.ID);
+    assert.deepEqual(await mgr.refresh(), []);
+    assert.equal(mgr.read()!.root.resources.size, 1);
+    await mgr.unlock(mine.ID);
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('terraform on the http backend: workspaces are not supported; force-unlock sends UNLOCK with an empty body', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const { dir, env } = setup(srv, 'resource "terraform_data" "a" {}\n');
+  try {
+    assert.equal((await run('terraform', ['init', '-input=false', '-no-color'], dir, env)).status, 0);
+    const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+    const list = await run('terraform', ['workspace', 'list'], dir, env);
+    assert.deepEqual([list.status, list.stdout, plain(list.stderr)], [1, '', 'workspaces not supported\n']);
+    const nw = await run('terraform', ['workspace', 'new', 'dev'], dir, env);
+    assert.deepEqual([nw.status, nw.stdout, plain(nw.stderr)], [1, '', 'Failed to get configured named states: workspaces not supported\n']);
+    const b = configureHttpBackend({ address: `${srv.base}/state` }, {}).backend!;
+    await assert.rejects(b.workspaces(), { message: 'workspaces not supported' });
+    srv.lock = JSON.stringify(lockInfo('f0000000-0000-0000-0000-000000000004'));
+    srv.requests.length = 0;
+    const fu = await run('terraform', ['force-unlock', '-force', 'f0000000-0000-0000-0000-000000000004'], dir, env);
+    assert.equal(fu.status, 0, fu.stdout + fu.stderr);
+    const unlock = srv.requests.find((r) => r.method === 'UNLOCK')!;
+    assert.equal(unlock.body, '');
+    assert.equal(unlock.headers['content-type'], 'application/json');
+    // Foresight's manager that never locked sends the same request.
+    srv.lock = JSON.stringify(lockInfo('f0000000-0000-0000-0000-000000000005'));
+    const mgr = await configureHttpBackend({ address: `${srv.base}/state`, unlock_address: `${srv.base}/lock` }, {}).backend!.stateMgr('default');
+    await mgr.unlock('f0000000-0000-0000-0000-000000000005');
+    const mine = srv.requests.at(-1)!;
+    assert.deepEqual([mine.method, mine.body, mine.headers['content-type'], mine.headers['content-md5']], ['UNLOCK', '', 'application/json', unlock.headers['content-md5']]);
+    assert.equal(srv.lock, undefined);
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
