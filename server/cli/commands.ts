@@ -13,6 +13,7 @@ import { runGraph } from './graph';
 import { runImport } from './import';
 import { runInit } from './init';
 import { runProviders } from './providers';
+import { runProviderCommand } from './provider';
 import type { Command } from './io';
 import { runOutput } from './output';
 import { runShow } from './show';
@@ -34,6 +35,7 @@ export const commands: Record<string, Command> = {
   import: (args, io) => runImport(args, io),
   init: (args, io) => runInit(args, io),
   output: (args, io) => runOutput(args, io),
+  provider: (args, io) => runProviderCommand(args, io),
   providers: (args, io) => runProviders(args, io),
   show: (args, io) => runShow(args, io),
   state: (args, io) => runState(args, io),

@@ -1,0 +1,124 @@
+// A provider that misbehaves on purpose, for differential tests against Terraform (issue 10 §4): it wraps a
+// well-behaved provider and breaks one contract.
+//
+// API (stable):
+//   MISBEHAVIOURS: the kinds below; misbehavingProvider(p, kind): Provider; tamperResponse(kind) for serve.ts's
+//   wire-level hook (the 'wrong-type' kind cannot be expressed with well-typed Values).
+//   - 'invalid-plan'        PlanResourceChange changes a configured (non-computed) string attribute.
+//   - 'inconsistent-apply'  ApplyResourceChange returns a different value for a known planned string attribute.
+//   - 'wrong-type'          PlanResourceChange's planned_state carries a number where the schema says string.
+//   - 'panic'               PlanResourceChange makes the process exit at once (status 2, a Go-like panic on stderr).
+//   - 'hang'                PlanResourceChange never answers until StopProvider is called; then it answers an
+//                           error diagnostic.
+// Every kind only acts on resources that are being created or updated (not on destroys), and only from the
+// provider's first managed resource type onwards, so validation and configuration succeed as usual.
+
+import * as T from '../lang/types';
+import { Value } from '../lang/value';
+import type { Provider } from '../providers/provider';
+import { impliedType } from '../providers/schema';
+import type { Msg, Method, Schemas } from './convert';
+import { marshal } from './msgpack';
+
+export const MISBEHAVIOURS = ['invalid-plan', 'inconsistent-apply', 'wrong-type', 'panic', 'hang'] as const;
+export type Misbehaviour = (typeof MISBEHAVIOURS)[number];
+
+/** The first attribute of the object that is a known, non-null string (attribute names in order). */
+function knownStringAttr(v: Value, skipComputedOnly?: Set<string>): string | undefined {
+  if (!v.isKnown || v.isNull || v.type.kind !== 'object') return undefined;
+  for (const k of T.attrNames(v.type)) {
+    if (skipComputedOnly?.has(k)) continue;
+    const a = v.entries.get(k)!;
+    if (a.type.kind === 'string' && a.isKnown && !a.isNull) return k;
+  }
+  return undefined;
+}
+
+function withAttr(v: Value, name: string, x: Value): Value {
+  const m = new Map(v.entries);
+  m.set(name, x);
+  return Value.object(m);
+}
+
+export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
+  let computedOnly = new Map<string, Set<string>>();
+  let releaseHang: (() => void) | undefined;
+  const stopped = new Promise<void>((r) => (releaseHang = r));
+  return {
+    ...bind(p),
+    async getProviderSchema() {
+      const r = await p.getProviderSchema();
+      computedOnly = new Map(Object.entries(r.resourceTypes).map(([t, s]) => [t, new Set(Object.entries(s.block.attributes).filter(([, a]) => a.computed && !a.optional).map(([k]) => k))]));
+      return r;
+    },
+    async planResourceChange(req) {
+      const res = await p.planResourceChange(req);
+      if (req.proposedNewState.isNull) return res;
+      if (kind === 'panic') {
+        process.stderr.write('panic: misbehaving provider: PlanResourceChange\n\ngoroutine 1 [running]:\nmain.main()\n');
+        process.exit(2);
+      }
+      if (kind === 'hang') {
+        await stopped;
+        return { ...res, diagnostics: [{ severity: 'error', summary: 'Stopped', detail: 'The provider was asked to stop while planning.' }] };
+      }
+      if (kind === 'invalid-plan') {
+        const k = knownStringAttr(req.config, computedOnly.get(req.typeName));
+        if (k && res.plannedState.isKnown && !res.plannedState.isNull) return { ...res, plannedState: withAttr(res.plannedState, k, Value.string(req.config.entries.get(k)!.str + '-changed')) };
+      }
+      return res;
+    },
+    async applyResourceChange(req) {
+      const res = await p.applyResourceChange(req);
+      if (kind === 'inconsistent-apply' && !req.plannedState.isNull) {
+        const k = knownStringAttr(req.plannedState);
+        if (k && !res.newState.isNull) return { ...res, newState: withAttr(res.newState, k, Value.string(res.newState.entries.get(k)!.str + '-inconsistent')) };
+      }
+      return res;
+    },
+    async stopProvider() {
+      releaseHang?.();
+      return p.stopProvider();
+    },
+  };
+}
+
+function bind(p: Provider): Provider {
+  return {
+    getProviderSchema: () => p.getProviderSchema(),
+    validateProviderConfig: (r) => p.validateProviderConfig(r),
+    validateResourceConfig: (r) => p.validateResourceConfig(r),
+    validateDataResourceConfig: (r) => p.validateDataResourceConfig(r),
+    configureProvider: (r) => p.configureProvider(r),
+    upgradeResourceState: (r) => p.upgradeResourceState(r),
+    readResource: (r) => p.readResource(r),
+    planResourceChange: (r) => p.planResourceChange(r),
+    applyResourceChange: (r) => p.applyResourceChange(r),
+    importResourceState: (r) => p.importResourceState(r),
+    moveResourceState: (r) => p.moveResourceState(r),
+    readDataSource: (r) => p.readDataSource(r),
+    stopProvider: () => p.stopProvider(),
+    close: () => p.close(),
+  };
+}
+
+/**
+ * For 'wrong-type': rewrites a PlanResourceChange response so its planned_state encodes the first known string
+ * attribute as the number 42 (encoded against a type with that attribute as number).
+ */
+export function tamperResponse(kind: Misbehaviour): ((method: Method, msg: Msg, schemas: Schemas, req: unknown, res: unknown) => Msg) | undefined {
+  if (kind !== 'wrong-type') return undefined;
+  return (method, msg, schemas, req, res) => {
+    if (method !== 'planResourceChange') return msg;
+    const r = req as { typeName: string; proposedNewState: Value };
+    const planned = (res as { plannedState: Value }).plannedState;
+    if (r.proposedNewState.isNull || !planned.isKnown || planned.isNull) return msg;
+    const k = knownStringAttr(planned);
+    if (!k) return msg;
+    const t = impliedType(schemas.resourceTypes[r.typeName].block);
+    const attrs = new Map(t.attrs);
+    attrs.set(k, T.Number);
+    const bad = withAttr(planned, k, Value.number(42));
+    return { ...msg, planned_state: { msgpack: marshal(bad, T.Obj(attrs)), json: Buffer.alloc(0) } };
+  };
+}
