@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readStateFile, writeStateFile } from '../../server/states/statefile';
@@ -221,3 +221,46 @@ test('terraform on the http backend: workspaces are not supported; force-unlock 
   }
 });
 
+
+test('terraform init -migrate-state from local state into an empty http backend: new lineage, serial 1; Foresight does the same', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const { dir, env } = setup(srv, RESOURCES);
+  try {
+    // Local state first (no backend block), a serial above 1 after two applies.
+    const main = readFileSync(join(dir, 'main.tf'), 'utf8');
+    writeFileSync(join(dir, 'main.tf'), RESOURCES);
+    for (const args of [['init', '-input=false'], ['apply', '-auto-approve'], ['apply', '-auto-approve', '-replace=terraform_data.r[0]']]) {
+      const r = await run('terraform', [...args, '-no-color'], dir, env);
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+    }
+    const local = readStateFile(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')).file!;
+    assert.ok(local.serial > 1);
+    writeFileSync(join(dir, 'main.tf'), main);
+    const mig = await run('terraform', ['init', '-input=false', '-no-color', '-migrate-state', '-force-copy'], dir, env);
+    assert.equal(mig.status, 0, mig.stdout + mig.stderr);
+    const remote = readStateFile(srv.state!.toString('utf8')).file!;
+    assert.equal(remote.serial, 1);
+    assert.notEqual(remote.lineage, local.lineage);
+    // Foresight's manager, given the same source file, writes the same kind of snapshot.
+    const srv2 = await new StateServer().start();
+    try {
+      const mgr = await configureHttpBackend({ address: `${srv2.base}/state` }, {}).backend!.stateMgr('default');
+      assert.deepEqual(await mgr.refresh(), []);
+      mgr.writeForMigration(local);
+      assert.deepEqual(await mgr.persist(), []);
+      const mine = readStateFile(srv2.state!.toString('utf8')).file!;
+      assert.equal(mine.serial, 1);
+      assert.notEqual(mine.lineage, local.lineage);
+      assert.equal(writeStateFile({ ...mine, lineage: remote.lineage }), srv.state!.toString('utf8'));
+    } finally {
+      await srv2.stop();
+    }
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -583,3 +583,26 @@ test('apply journal: a run that dies before posting is recovered by the next loc
     }
   });
 });
+
+test('state migration: onto an empty backend a new lineage with serial 1 (as terraform does); onto an existing state serial+1', async () => {
+  await withServer(async (srv) => {
+    const mgr = await backend(srv).stateMgr('default');
+    await mgr.lock(info('m1'));
+    assert.deepEqual(await mgr.refresh(), []);
+    const src = { terraformVersion: '1.11.4', serial: 7, lineage: '00000000-1111-2222-3333-444444444444', state: withOutput(new State(), 'a', 'x') };
+    mgr.writeForMigration(src);
+    assert.deepEqual(mgr.fileForMigration()!.lineage, src.lineage);
+    assert.deepEqual(await mgr.persist(), []);
+    const f = readStateFile(srv.state!.toString('utf8')).file!;
+    assert.equal(f.serial, 1);
+    assert.notEqual(f.lineage, src.lineage);
+    assert.deepEqual(srv.requests.map((r) => r.method), ['LOCK', 'GET', 'GET', 'POST']);
+    await mgr.unlock('m1');
+    const m2 = await backend(srv).stateMgr('default');
+    assert.deepEqual(await m2.refresh(), []);
+    m2.writeForMigration(src);
+    assert.deepEqual(await m2.persist(), []);
+    const f2 = readStateFile(srv.state!.toString('utf8')).file!;
+    assert.deepEqual([f2.serial, f2.lineage], [8, src.lineage]);
+  });
+});

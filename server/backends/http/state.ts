@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'nod
 import { join } from 'node:path';
 import { error, warning, type Diagnostic } from '../../diags/diagnostic';
 import { applyChange, type Change, type ChangeListener, type State } from '../../states/state';
-import { newLineage, readStateFile, statesMarshalEqual, TERRAFORM_VERSION, writeStateFile } from '../../states/statefile';
+import { newLineage, readStateFile, statesMarshalEqual, TERRAFORM_VERSION, writeStateFile, type StateFile } from '../../states/statefile';
 import type { Full, LockInfo, SnapshotMeta } from '../../states/statemgr';
 import { decodeJournal, journalApplies, JournalWriter, replayJournal } from '../local/journal';
 import type { HttpClient } from './client';
@@ -85,6 +85,28 @@ export class HttpStateManager implements Full {
 
   meta(): SnapshotMeta {
     return { serial: this.serial, lineage: this.lineage };
+  }
+
+  /** StateForMigration: the snapshot with its lineage and serial. */
+  fileForMigration(): StateFile | undefined {
+    return this.state ? { terraformVersion: TERRAFORM_VERSION, serial: this.serial, lineage: this.lineage, state: this.state.deepCopy() } : undefined;
+  }
+
+  /**
+   * WriteStateForMigration(f, force=true): takes the source's state, lineage and serial. The next persist() then
+   * follows remote.State: onto an existing remote state it sends serial f.serial+1; onto an empty backend it GETs,
+   * finds nothing, and so sends a NEW lineage with serial 1 (what terraform 1.11.4 does when `init -migrate-state`
+   * moves local state into an empty http backend; http-interop.test.ts checks it).
+   */
+  writeForMigration(f: StateFile): void {
+    this.state = f.state.deepCopy();
+    this.lineage = f.lineage;
+    this.serial = f.serial;
+  }
+
+  /** The http backend keeps no lock info on disk: a path that never exists (the CLI and preview look for one). */
+  lockInfoPath(): string {
+    return join(this.journalFile ? join(this.journalFile, '..') : '.terraform', 'foresight-http-no-lock-info');
   }
 
   // ---- Refresher ------------------------------------------------------------------------------------------------
