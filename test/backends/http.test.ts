@@ -15,6 +15,7 @@ import { readStateFile, writeStateFile } from '../../server/states/statefile';
 import { acquireLock, LockError, lockAcquireDiagnostic, lockInfoJSON, lockInfoString, type LockInfo } from '../../server/states/statemgr';
 import { configureHttpBackend, HttpBackend, WorkspacesNotSupportedError } from '../../server/backends/http/index';
 import { backoff, goUnmarshalLockInfo, withLockID } from '../../server/backends/http/client';
+import { decodeJournal } from '../../server/backends/local/journal';
 import { StateServer } from './httpServer';
 
 const md5 = (s: string) => createHash('md5').update(Buffer.from(s, 'utf8')).digest('base64');
@@ -498,6 +499,8 @@ test('apply journal: each change is fsynced locally, the state is POSTed at the 
       for (let i = 0; i < 5; i++) sync.apply(resourceChange(i));
       await sync.flush();
       assert.ok(existsSync(mgr.journalPath!), 'the journal exists during the walk');
+      const header = decodeJournal(readFileSync(mgr.journalPath!, 'utf8'));
+      assert.deepEqual([header.header!.disk_serial, header.changes.length], [null, 5]);
       assert.equal(srv.requests.filter((q) => q.method === 'POST').length, 0, 'no POST per resource');
       mgr.write(await sync.close());
       assert.deepEqual(await mgr.persist(), []);
@@ -505,6 +508,7 @@ test('apply journal: each change is fsynced locally, the state is POSTed at the 
       assert.equal(existsSync(mgr.journalPath!), false);
       const f = readStateFile(srv.state!.toString('utf8')).file!;
       assert.equal(f.serial, 1);
+      assert.equal(f.lineage, header.header!.lineage, 'the new state gets the lineage the journal recorded');
       assert.equal(f.state.root.resources.size, 1);
       await mgr.unlock(id);
       // Interval 0: every change persists (Terraform with a zero interval would too), still one POST per change at most.

@@ -54,6 +54,7 @@ export class HttpStateManager implements Full {
   private readonly persistIntervalMs: number;
   private journal: JournalWriter | undefined;
   private journalState: State | undefined;
+  private journalLineage = '';
   private lockID = '';
   private locked = false;
 
@@ -201,15 +202,29 @@ export class HttpStateManager implements Full {
 
   // ---- Persister ------------------------------------------------------------------------------------------------
 
-  /** Sends lineage/serial/state (incrementing the serial) and makes it the reference snapshot. */
-  private async putCurrent(): Promise<void> {
-    this.serial++;
-    const text = writeStateFile({ terraformVersion: TERRAFORM_VERSION, serial: this.serial, lineage: this.lineage, state: this.state! });
+  /**
+   * Sends the snapshot (lineage, serial, state) and makes it the reference; with a journal, records the checkpoint
+   * first (J1) and deletes the journal once the sent state holds all of it (J4).
+   */
+  private async send(): Promise<void> {
+    const state = this.state!;
+    const text = writeStateFile({ terraformVersion: TERRAFORM_VERSION, serial: this.serial, lineage: this.lineage, state });
     this.journal?.checkpoint(this.serial);
     await this.client.put(text);
-    this.readState = this.state!.deepCopy();
+    this.readState = state.deepCopy();
     this.readLineage = this.lineage;
     this.readSerial = this.serial;
+    if (this.journal && this.journalState && statesMarshalEqual(this.journalState, state)) {
+      this.journal.remove();
+      this.journal = undefined;
+      this.journalState = undefined;
+    }
+  }
+
+  /** Recovery: sends the recovered state as the successor of the current serial. */
+  private async putCurrent(): Promise<void> {
+    this.serial++;
+    await this.send();
   }
 
   /** PersistState; throws Terraform's error text. */
@@ -225,21 +240,13 @@ export class HttpStateManager implements Full {
       if (f.err !== undefined) throw new Error(`failed checking for existing remote state: ${f.err}`);
       if (f.diags.some((d) => d.severity === 'error')) throw new Error(`failed checking for existing remote state: ${f.diags[0].summary}`);
       if (this.lineage === '') {
-        this.lineage = newLineage(randomBytes);
+        // A new state. With an apply journal, its header already fixed the lineage (the journal must name the
+        // lineage the server will hold); otherwise a new one, as remote.State makes it here.
+        this.lineage = this.journal ? this.journalLineage : newLineage(randomBytes);
         this.serial++;
       }
     }
-    const text = writeStateFile({ terraformVersion: TERRAFORM_VERSION, serial: this.serial, lineage: this.lineage, state: this.state });
-    this.journal?.checkpoint(this.serial);
-    await this.client.put(text);
-    this.readState = this.state.deepCopy();
-    this.readLineage = this.lineage;
-    this.readSerial = this.serial;
-    if (this.journal && this.journalState && statesMarshalEqual(this.journalState, this.state)) {
-      this.journal.remove();
-      this.journal = undefined;
-      this.journalState = undefined;
-    }
+    await this.send();
   }
 
   async persist(): Promise<Diagnostic[]> {
@@ -267,12 +274,9 @@ export class HttpStateManager implements Full {
       if (this.journalFile && !this.journal) {
         mkdirSync(join(this.journalFile, '..'), { recursive: true });
         if (existsSync(this.journalFile)) renameSync(this.journalFile, this.journalFile + '.stale');
+        // With no remote state yet, the lineage the first POST will use is chosen now, for the journal's header.
         const lineage = this.lineage !== '' ? this.lineage : newLineage(randomBytes);
-        if (this.lineage === '') {
-          // The journal needs the lineage the first POST will use: fix it now (remote.State would make it then).
-          this.lineage = lineage;
-          this.serial = 0;
-        }
+        this.journalLineage = lineage;
         this.journal = new JournalWriter(this.journalFile, {
           lineage,
           disk_serial: this.readState ? this.readSerial : null,
@@ -283,34 +287,10 @@ export class HttpStateManager implements Full {
       applyChange(st, c);
       this.write(st);
       if (Date.now() - lastPersist >= this.persistIntervalMs) {
-        await this.persistForJournal();
+        await this.persistOrThrow();
         lastPersist = Date.now();
       }
     };
-  }
-
-  /** An intermediate persist; a new lineage chosen for the journal is kept when no remote state appeared. */
-  private async persistForJournal(): Promise<void> {
-    if (!this.readState && this.lineage !== '' && this.journal) {
-      const mine = this.lineage;
-      const f = await this.fetch();
-      if (f.err !== undefined) throw new Error(`Error saving state: failed checking for existing remote state: ${f.err}`);
-      if (this.lineage === '') {
-        this.lineage = mine;
-        this.serial = 0;
-      }
-      if (!this.readState) {
-        this.serial++;
-        const text = writeStateFile({ terraformVersion: TERRAFORM_VERSION, serial: this.serial, lineage: this.lineage, state: this.state! });
-        this.journal.checkpoint(this.serial);
-        await this.client.put(text);
-        this.readState = this.state!.deepCopy();
-        this.readLineage = this.lineage;
-        this.readSerial = this.serial;
-        return;
-      }
-    }
-    await this.persistOrThrow();
   }
 
   // ---- Locker ---------------------------------------------------------------------------------------------------
