@@ -1,0 +1,325 @@
+// The extension in a real VS Code (code-server's workbench), on a copy of examples/ that the runner made and
+// initialised: activation, every command, the Resources and Runs trees after plan and apply, the apply
+// confirmation (declined, confirmed, never skipped for destroy), the planned diff editor, cancellation.
+//
+// Tests that need a foresight/* request the language server does not implement yet skip with a printed
+// notice naming the request (the server side is issue 7's, landing separately); nothing passes silently.
+/// <reference types="mocha" />
+
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ForesightApi } from '../../../client/extension';
+import type { Confirmation } from '../../../client/model';
+import type { TreeNode } from '../../../client/model';
+import { Commands, type PlanRunRequest, type PlannedDiffRequest, type RunInfo } from '../../../server/lsp/protocol';
+
+const EXTENSION_ID = 'foresight.foresight';
+let api: ForesightApi;
+let ws: string;
+
+async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Skips the current test, with a notice, when the last command failed because the server lacks a request. */
+function skipIfUnsupported(ctx: Mocha.Context, result: unknown): void {
+  const err = api.lastError();
+  if (result === undefined && err && /does not support (foresight\/\w+)/.test(err)) {
+    console.log(`      [skipped: the language server does not implement ${/foresight\/\w+/.exec(err)![0]} yet]`);
+    ctx.skip();
+  }
+}
+
+function labels(nodes: TreeNode[]): string[] {
+  return nodes.map((n) => `${n.label}${api.resources.getTreeItem(n).description ? ` — ${api.resources.getTreeItem(n).description}` : ''}`);
+}
+
+function stateFile(): { resources: { type: string; name: string; module?: string; instances: unknown[] }[]; serial: number } | undefined {
+  const f = path.join(ws, 'terraform.tfstate');
+  return fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, 'utf8')) : undefined;
+}
+
+function instanceCount(): number {
+  return (stateFile()?.resources ?? []).filter((r) => (r as { mode?: string }).mode !== 'data').reduce((n, r) => n + r.instances.length, 0);
+}
+
+const EXPECTED_ADDRESSES = [
+  'module.greeting.terraform_data.message',
+  'terraform_data.bucket["assets"]',
+  'terraform_data.bucket["logs"]',
+  'terraform_data.server[0]',
+  'terraform_data.server[1]',
+  'terraform_data.server[2]',
+];
+
+suite('Foresight extension', () => {
+  suiteSetup(async () => {
+    const ext = vscode.extensions.getExtension<ForesightApi>(EXTENSION_ID);
+    assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
+    api = await ext.activate();
+    await api.ready();
+    ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
+  });
+
+  teardown(() => api.setConfirmHandler(undefined));
+
+  test('activates and registers every command', async () => {
+    const all = await vscode.commands.getCommands(true);
+    for (const id of Object.values(Commands)) assert.ok(all.includes(id), `${id} is registered`);
+    // The views' focus commands exist once the views are contributed.
+    assert.ok(all.includes('foresight.resources.focus') && all.includes('foresight.runs.focus'));
+  });
+
+  test('opens a .tf file as the terraform language', async () => {
+    const doc = await vscode.workspace.openTextDocument(path.join(ws, 'main.tf'));
+    assert.equal(doc.languageId, 'terraform');
+    await vscode.window.showTextDocument(doc);
+  });
+
+  test('status bar shows the workspace and the language server answers', async () => {
+    await waitFor('status bar text', () => api.statusBarText().startsWith('$(layers) default') && api.statusBarText());
+    await vscode.commands.executeCommand('foresight.resources.focus');
+  });
+
+  test('Show Output opens the runs channel without failing', async () => {
+    await vscode.commands.executeCommand(Commands.showOutput);
+  });
+
+  let plan: PlanRunRequest.Result;
+
+  test('Plan: the plan of the example, its run and the Resources tree', async function () {
+    const r = await vscode.commands.executeCommand<PlanRunRequest.Result | undefined>(Commands.plan, {});
+    skipIfUnsupported(this, r);
+    assert.ok(r, `plan returned a result (${api.lastError()})`);
+    plan = r;
+    assert.equal(r.status, 'succeeded', JSON.stringify(r.diagnostics));
+    assert.deepEqual(r.summary, { add: 6, change: 0, destroy: 0, import: 0, replace: 0 });
+    assert.deepEqual(r.changes.map((c) => c.address).sort(), EXPECTED_ADDRESSES);
+    assert.ok(r.changes.every((c) => c.action === 'create' && !c.inState));
+    assert.ok(r.planFile, 'the plan is saved for apply');
+
+    // Runs tree: the plan, newest first.
+    const run = api.runs()[0];
+    assert.equal(run.runId, r.runId);
+    assert.equal(run.kind, 'plan');
+    assert.equal(run.status, 'succeeded');
+
+    // Resources tree: modules → resources → instances, each "+ create".
+    const top = api.resources.getChildren();
+    assert.deepEqual(labels(top), [
+      'module.greeting — 1 to change',
+      'terraform_data.bucket — 2 instances: +2',
+      'terraform_data.server — 3 instances: +3',
+    ]);
+    assert.deepEqual(labels(api.resources.getChildren(top[0])), ['terraform_data.message — + create']);
+    assert.deepEqual(labels(api.resources.getChildren(top[2])), ['[0] — + create', '[1] — + create', '[2] — + create']);
+    const item = api.resources.getTreeItem(api.resources.getChildren(top[2])[0]);
+    assert.equal(item.contextValue, 'instance managed changed');
+    assert.equal((item.iconPath as vscode.ThemeIcon).id, 'diff-added');
+    // Clicking opens the resource block in main.tf.
+    assert.equal(item.command?.command, 'vscode.open');
+    assert.equal((item.command?.arguments?.[0] as vscode.Uri).fsPath, path.join(ws, 'main.tf'));
+    assert.equal(stateFile(), undefined, 'a plan writes no state');
+  });
+
+  test('Show Planned Diff opens the diff editor: prior (null) against planned JSON', async function () {
+    if (!plan) this.skip();
+    const r = await vscode.commands.executeCommand<{ prior: vscode.Uri; planned: vscode.Uri; result: PlannedDiffRequest.Result } | undefined>(
+      Commands.showPlannedDiff,
+      { targets: ['terraform_data.server[1]'] },
+    );
+    skipIfUnsupported(this, r);
+    assert.ok(r, api.lastError());
+    assert.equal(r.result.action, 'create');
+    const tab = await waitFor('the diff tab', () => {
+      const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return t && t.input instanceof vscode.TabInputTextDiff ? t : undefined;
+    });
+    const input = tab.input as vscode.TabInputTextDiff;
+    assert.equal(input.original.toString(), r.prior.toString());
+    assert.equal(input.modified.toString(), r.planned.toString());
+    assert.equal(tab.label, 'terraform_data.server[1]: prior ↔ planned (create)');
+    const planned = (await vscode.workspace.openTextDocument(r.planned)).getText();
+    const prior = (await vscode.workspace.openTextDocument(r.prior)).getText();
+    assert.equal(planned, r.result.planned);
+    assert.equal(prior, r.result.prior);
+    assert.equal(prior.trim(), 'null');
+    assert.deepEqual(JSON.parse(planned).input, { name: 'foresight-staging-server-1', tags: { environment: 'staging', project: 'foresight' } });
+    assert.match(planned, /"id": "\(known after apply\)"/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  test('Apply, declined: the confirmation lists what is created; nothing is applied', async function () {
+    let seen: Confirmation | undefined;
+    api.setConfirmHandler(async (c) => {
+      seen = c;
+      return false;
+    });
+    const before = api.runs().length;
+    const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.apply);
+    if (!seen) skipIfUnsupported(this, r);
+    assert.equal(r, undefined);
+    assert.ok(seen, 'the confirmation was asked');
+    assert.equal(seen.title, 'Apply this plan?');
+    assert.equal(seen.destructive, false);
+    assert.equal(
+      seen.detail,
+      ['6 to add, 0 to change, 0 to destroy.', '', 'Create (6):', ...plan.changes.map((c) => `  ${c.address}`)].join('\n'),
+    );
+    assert.equal(api.runs().length, before + 1, 'only the plan ran');
+    assert.equal(api.runs()[0].kind, 'plan');
+    assert.equal(stateFile(), undefined);
+  });
+
+  test('Apply, confirmed: applies exactly the confirmed plan; state, Runs and Resources follow', async function () {
+    let seen: Confirmation | undefined;
+    api.setConfirmHandler(async (c) => {
+      seen = c;
+      return true;
+    });
+    const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.apply);
+    if (!seen) skipIfUnsupported(this, r);
+    assert.ok(r, api.lastError());
+    assert.equal(r.kind, 'apply');
+    assert.equal(r.status, 'succeeded', JSON.stringify(r.diagnostics));
+    const planRun = api.runs().find((x) => x.runId === r.planRunId);
+    assert.ok(planRun && planRun.kind === 'plan', 'the apply names the plan run it applied');
+    assert.deepEqual(r.summary, { add: 6, change: 0, destroy: 0, import: 0, replace: 0 });
+    assert.match(r.output ?? '', /Apply complete! Resources: 6 added, 0 changed, 0 destroyed\./);
+    assert.equal(instanceCount(), 6);
+    assert.deepEqual(api.runs().slice(0, 2).map((x) => [x.kind, x.status]), [['apply', 'succeeded'], ['plan', 'succeeded']]);
+    // Resources after apply: every instance in state, nothing to do.
+    await waitFor('the Resources tree after apply', () => api.resources.instances().length === 6 && api.resources.instances().every((i) => i.state));
+    const descs = api.resources.instances().map((i) => api.resources.getTreeItem(i).description);
+    assert.ok(descs.every((d) => d === 'no changes · in state' || d === 'in state'), descs.join(', '));
+    await waitFor('status bar +0 ~0 -0', () => api.statusBarText().endsWith('+0 ~0 -0') || (api.statusBarText() === '$(layers) default' ? undefined : false));
+  });
+
+  test('Plan after apply: no changes', async function () {
+    const r = await vscode.commands.executeCommand<PlanRunRequest.Result | undefined>(Commands.plan, {});
+    skipIfUnsupported(this, r);
+    assert.ok(r);
+    assert.deepEqual(r.summary, { add: 0, change: 0, destroy: 0, import: 0, replace: 0 });
+    assert.ok(r.changes.every((c) => c.action === 'no-op' && c.inState));
+  });
+
+  test('Show in State opens the instance object from the state', async function () {
+    const uri = await vscode.commands.executeCommand<vscode.Uri | undefined>(Commands.showInState, { targets: ['terraform_data.bucket["logs"]'] });
+    skipIfUnsupported(this, uri);
+    assert.ok(uri, api.lastError());
+    const obj = JSON.parse(api.documentText(uri)!);
+    assert.equal(obj.address, 'terraform_data.bucket["logs"]');
+    // terraform_data's input/output are dynamically typed: the state keeps the value with its type.
+    assert.deepEqual(obj.attributes.input, { value: 'foresight-staging-logs', type: 'string' });
+    assert.deepEqual(obj.attributes.output, { value: 'foresight-staging-logs', type: 'string' });
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), uri.toString());
+  });
+
+  test('Replace This Resource plans a replacement and the confirmation calls it out', async function () {
+    let seen: Confirmation | undefined;
+    api.setConfirmHandler(async (c) => {
+      seen = c;
+      return true;
+    });
+    const node = api.resources.instances().find((i) => i.address === 'terraform_data.server[0]');
+    assert.ok(node);
+    const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.replaceResource, node);
+    if (!seen) skipIfUnsupported(this, r);
+    assert.ok(seen);
+    assert.equal(seen.title, 'Apply this plan? It destroys or replaces 1 object.');
+    assert.equal(seen.detail, ['1 to add, 0 to change, 1 to destroy.', '', 'Replace (destroy and create again) (1):', '  terraform_data.server[0]', '', 'Destroyed objects cannot be recovered.'].join('\n'));
+    assert.ok(r && r.status === 'succeeded', api.lastError());
+    assert.deepEqual(r.summary, { add: 1, change: 0, destroy: 1, import: 0, replace: 1 });
+  });
+
+  test('Plan This Resource plans only the target', async function () {
+    fs.writeFileSync(path.join(ws, 'terraform.tfvars'), 'environment  = "prod"\nserver_count = 3\n');
+    const r = await vscode.commands.executeCommand<PlanRunRequest.Result | undefined>(Commands.planResource, { targets: ['terraform_data.bucket["logs"]'] });
+    skipIfUnsupported(this, r);
+    assert.ok(r, api.lastError());
+    const changed = r.changes.filter((c) => c.action !== 'no-op').map((c) => `${c.action} ${c.address}`);
+    // A new input is an in-place update of terraform_data (only triggers_replace replaces it).
+    assert.deepEqual(changed, ['update terraform_data.bucket["logs"]']);
+    assert.equal(r.changes.find((c) => c.address === 'terraform_data.bucket["logs"]')?.changedAttributes, 2, 'input and output');
+    fs.writeFileSync(path.join(ws, 'terraform.tfvars'), 'environment  = "staging"\nserver_count = 3\n');
+  });
+
+  test('Refresh State runs a refresh-only apply', async function () {
+    const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.refreshState, {});
+    skipIfUnsupported(this, r);
+    assert.ok(r, api.lastError());
+    assert.equal(r.kind, 'refresh');
+    assert.equal(r.status, 'succeeded', JSON.stringify(r.diagnostics));
+    assert.equal(instanceCount(), 6);
+  });
+
+  test('Select Workspace answers with the selected workspace', async function () {
+    const r = await vscode.commands.executeCommand<string | undefined>(Commands.selectWorkspace, { workspace: 'default' });
+    skipIfUnsupported(this, r);
+    assert.equal(r, 'default');
+  });
+
+  test('Plan Destroy, then Apply Saved Plan: the confirmation is asked even with apply.confirm off', async function () {
+    await vscode.workspace.getConfiguration('foresight').update('apply.confirm', false, vscode.ConfigurationTarget.Workspace);
+    try {
+      const p = await vscode.commands.executeCommand<PlanRunRequest.Result | undefined>(Commands.planDestroy, {});
+      skipIfUnsupported(this, p);
+      assert.ok(p, api.lastError());
+      assert.deepEqual(p.summary, { add: 0, change: 0, destroy: 6, import: 0, replace: 0 });
+      let seen: Confirmation | undefined;
+      api.setConfirmHandler(async (c) => {
+        seen = c;
+        return false;
+      });
+      assert.equal(await vscode.commands.executeCommand(Commands.applySavedPlan, { runId: p.runId }), undefined);
+      assert.ok(seen, 'a destroy is always confirmed');
+      assert.equal(seen.title, 'Destroy all resources? 6 to destroy.');
+      assert.equal(seen.action, 'Destroy');
+      assert.equal(instanceCount(), 6, 'declined: nothing destroyed');
+    } finally {
+      await vscode.workspace.getConfiguration('foresight').update('apply.confirm', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  test('Cancel Run stops a running apply', async function () {
+    // A resource that takes 30 s to create (the built-in time provider), so the run is still going when cancelled.
+    const slow = path.join(ws, 'slow.tf');
+    fs.writeFileSync(slow, 'resource "time_sleep" "wait" {\n  create_duration = "30s"\n}\n');
+    try {
+      execFileSync(process.execPath, [path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist/cli.js'), 'init', '-input=false', '-no-color'], { cwd: ws, stdio: 'pipe' });
+      const started = Date.now();
+      const applying = vscode.commands.executeCommand<RunInfo | undefined>(Commands.apply, { autoApprove: true });
+      const run = await waitFor('the apply run to start creating', () =>
+        api.runs().find((x) => x.kind === 'apply' && x.status === 'running' && x.resources.some((p) => p.address === 'time_sleep.wait' && p.state === 'started')),
+      60000).catch(async (e) => {
+        const r = await applying;
+        skipIfUnsupported(this, r);
+        throw e;
+      });
+      const cancelled = await vscode.commands.executeCommand<string | undefined>(Commands.cancelRun);
+      assert.equal(cancelled, run.runId);
+      // The time provider ignores a graceful stop (as with Terraform's first Ctrl-C, the create would run to its
+      // end); Cancel Run asked again within 10 s stops the run at once, as a second Ctrl-C does.
+      await new Promise((res) => setTimeout(res, 1000));
+      console.log(`      after graceful cancel: ${api.runs().find((x) => x.runId === run.runId)?.status} at ${Date.now() - started} ms`);
+      assert.equal(await vscode.commands.executeCommand<string | undefined>(Commands.cancelRun), run.runId);
+      const r = await applying;
+      console.log(`      after forced cancel: ${r?.status} at ${Date.now() - started} ms`);
+      assert.ok(r);
+      assert.equal(r.status, 'cancelled');
+      assert.ok(Date.now() - started < 25000, 'stopped before the 30 s create finished');
+      assert.equal(api.runs().find((x) => x.runId === run.runId)?.status, 'cancelled');
+    } finally {
+      fs.rmSync(slow, { force: true });
+    }
+  });
+});
