@@ -264,3 +264,39 @@ test('terraform init -migrate-state from local state into an empty http backend:
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('configuration errors: terraform init prints the same error as configureHttpBackend returns', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const cases: [string, Record<string, unknown>][] = [
+    ['', {}],
+    ['address = "ftp://x/s"', { address: 'ftp://x/s' }],
+    ['address = ":8080/x"', { address: ':8080/x' }],
+    ['address = "http://x/s"\n    retry_max = 1.5', { address: 'http://x/s', retry_max: 1.5 }],
+    ['address = "http://x/s"\n    lock_address = "x"', { address: 'http://x/s', lock_address: 'x' }],
+    ['address = "http://x/s"\n    unlock_address = "x"', { address: 'http://x/s', unlock_address: 'x' }],
+    ['address = "http://x/s"\n    client_ca_certificate_pem = "nope"', { address: 'http://x/s', client_ca_certificate_pem: 'nope' }],
+    ['address = "http://x/s"\n    client_certificate_pem = "x"', { address: 'http://x/s', client_certificate_pem: 'x' }],
+    ['address = "http://x/s"\n    client_certificate_pem = "x"\n    client_private_key_pem = "y"', { address: 'http://x/s', client_certificate_pem: 'x', client_private_key_pem: 'y' }],
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-config-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  const env = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '' };
+  for (const k of Object.keys(env)) if (k.startsWith('TF_HTTP_')) delete env[k];
+  try {
+    for (const [body, attrs] of cases) {
+      rmSync(join(dir, '.terraform'), { recursive: true, force: true });
+      writeFileSync(join(dir, 'main.tf'), `terraform {\n  backend "http" {\n    ${body}\n  }\n}\n`);
+      const r = await run('terraform', ['init', '-input=false', '-no-color'], dir, env);
+      assert.equal(r.status, 1);
+      const tf = /\nError: (.*)\n/.exec(r.stderr)?.[1];
+      const mine = configureHttpBackend(attrs, {}).diagnostics.map((d) => d.summary);
+      assert.deepEqual(mine, [tf], body);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
