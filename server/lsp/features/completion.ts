@@ -221,7 +221,8 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
   const schemas = await providerSchemas();
   const m = doc.path ? ws.module(doc.dir!) : undefined;
   const items: CompletionItem[] = [];
-  const edit = (start: number) => ({ start: positionAt(text, start), end: p.position });
+  const end = positionAt(text, offset);
+  const edit = (start: number) => ({ start: positionAt(text, start), end });
   switch (ctx.kind) {
     case 'name': {
       const range = edit(ctx.prefixStart);
@@ -504,7 +505,7 @@ function rootItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex | und
     for (const v of enumValues(attr)) items.push({ label: JSON.stringify(v), kind: CompletionItemKind.EnumMember, detail: `allowed value of ${attribute}`, sortText: `0${v}` });
     if (attr.type?.kind === 'bool') for (const v of ['true', 'false']) items.push({ label: v, kind: CompletionItemKind.Value, detail: 'bool', sortText: `0${v}` });
   }
-  for (const [r, d] of ROOTS) items.push({ label: r, kind: CompletionItemKind.Keyword, detail: d, sortText: `1${r}` });
+  ROOTS.forEach(([r, d], i) => items.push({ label: r, kind: CompletionItemKind.Keyword, detail: d, sortText: `1${i}${r}` }));
   const top = blocks[0];
   if (top && ['resource', 'data', 'module', 'ephemeral'].includes(top.type)) {
     if (hasArg(m, top, 'count')) items.push({ label: 'count', kind: CompletionItemKind.Keyword, detail: 'count.index', sortText: '1count' });

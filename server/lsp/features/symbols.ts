@@ -8,7 +8,7 @@
 // `module.x.<name>` there) and the called ones (`module.x.out` → the child's output declaration).
 
 import type { Position, Range } from 'vscode-languageserver';
-import { contains, type Decl, type Ref } from './fileIndex';
+import { before, contains, type Decl, type Ref } from './fileIndex';
 import type { IndexedFile, ModuleIndex, Workspace } from './workspace';
 
 export type TargetKind = 'variable' | 'local' | 'output' | 'resource' | 'data' | 'module';
@@ -82,7 +82,8 @@ export function targetAt(ws: Workspace, file: IndexedFile, pos: Position): At | 
       return undefined;
     }
     const t = refTarget(ref, dir, m);
-    if (t) return { target: t.target, range: t.range };
+    // Only the traversal up to the name: `type.name.attr` with the cursor on `attr` names nothing declared.
+    if (t && before(pos, t.range.end)) return { target: t.target, range: t.range };
   }
   for (const decl of file.index.decls) {
     if (contains(decl.nameRange, pos) && decl.kind !== 'provider' && decl.kind !== 'check' && decl.kind !== 'ephemeral') {

@@ -194,10 +194,17 @@ export function semanticTokens(tree: Tree, text: string, range?: Range): Semanti
   };
   visit(tree.rootNode, 0);
   toks.sort((a, b) => a.line - b.line || a.char - b.char);
+  const kept = range
+    ? toks.filter((t) => {
+        const endsBefore = t.line < range.start.line || (t.line === range.start.line && t.char + t.length <= range.start.character);
+        const startsAfter = t.line > range.end.line || (t.line === range.end.line && t.char >= range.end.character);
+        return !endsBefore && !startsAfter;
+      })
+    : toks;
   const data: number[] = [];
   let pl = 0;
   let pc = 0;
-  for (const t of toks) {
+  for (const t of kept) {
     data.push(t.line - pl, t.line === pl ? t.char - pc : t.char, t.length, t.type, t.mods);
     pl = t.line;
     pc = t.char;
