@@ -433,7 +433,7 @@ test('semantic tokens: full and range', async () => {
 });
 
 async function diagnosticWith(c: TestClient, uri: string, summary: string): Promise<Diagnostic> {
-  return c.waitFor(`a "${summary}" diagnostic`, () => c.latest(uri)?.diagnostics.find((d) => d.message.startsWith(summary)), 20_000);
+  return c.waitFor(`a "${summary}" diagnostic`, () => c.latest(uri)?.diagnostics.find((d) => (typeof d.message === 'string' ? d.message : d.message.value).startsWith(summary)), 20_000);
 }
 
 function actions(c: TestClient, uri: string, r: ReturnType<typeof range>, diagnostics: Diagnostic[] = []): Promise<CodeAction[]> {
