@@ -3,48 +3,12 @@
 // workspace gets no preview and no runs.
 
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
-import type { CodeLens, Hover, InlayHint } from 'vscode-languageserver-protocol';
-import { TestClient } from './client';
-import type { PreviewResult, RunInfo, PlanRunRequest } from '../../server/lsp/protocol';
-
-export function workspace(files: Record<string, string>): { dir: string; uri: (n: string) => string; done: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-'));
-  for (const [n, t] of Object.entries(files)) writeFileSync(join(dir, n), t);
-  return { dir, uri: (n) => pathToFileURL(join(dir, n)).href, done: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** A TestClient that also records previews. */
-export class PreviewClient extends TestClient {
-  readonly previews: PreviewResult[] = [];
-  constructor() {
-    super();
-    this.conn.onNotification('foresight/previewChanged', (p: PreviewResult) => {
-      this.previews.push(p);
-      (this as unknown as { notify(): void }).notify();
-    });
-  }
-  /** Waits for a preview of `dir` newer than `after` (a version). */
-  nextPreview(dir: string, after = 0): Promise<PreviewResult> {
-    return this.waitFor(`a preview of ${dir} after version ${after}`, () => this.previews.find((p) => p.directory === dir && p.version > after), 20_000);
-  }
-  async lenses(uri: string): Promise<string[]> {
-    const ls = await this.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
-    return ls.map((l) => `${l.range.start.line}: ${l.command?.title}`);
-  }
-  async hints(uri: string): Promise<string[]> {
-    const hs = await this.request<InlayHint[]>('textDocument/inlayHint', { textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 1000, character: 0 } } });
-    return hs.map((h) => `${h.position.line}:${h.position.character} ${String(h.label)}`);
-  }
-  async hover(uri: string, line: number, character: number): Promise<string | undefined> {
-    const h = await this.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line, character } });
-    return h ? (h.contents as { value: string }).value : undefined;
-  }
-}
+import type { CodeLens } from 'vscode-languageserver-protocol';
+import { PreviewClient, workspace } from './preview-client';
+import type { RunInfo, PlanRunRequest } from '../../server/lsp/protocol';
 
 const MAIN = `resource "terraform_data" "a" {
   input = "one"

@@ -147,6 +147,8 @@ interface RunRecord {
   progress: Map<string, RunProgressParams>;
   settle?: (r: RunInfo) => void;
   finished: boolean;
+  /** The options the run was started with (an apply of a plan run uses its parallelism). */
+  options?: RunOptions;
 }
 
 class PreviewController {
@@ -475,6 +477,7 @@ class PreviewController {
         return this.finish(rec, r.cancelled ? 'cancelled' : r.exitCode === 0 ? 'succeeded' : 'failed', r);
       })
       .catch((e: unknown) => {
+        rec.settle = undefined; // the request answers with the error, not with the run
         this.finish(rec, 'failed');
         throw requestFailed(e);
       })
@@ -490,6 +493,7 @@ class PreviewController {
     const dir = this.dirOf(p);
     const options: RunOptions = { ...p, directory: dir, parallelism: p.parallelism ?? this.options.parallelism };
     const rec = this.newRun(kind, dir);
+    rec.options = options;
     let planFile: string | undefined;
     if (kind === 'plan') {
       mkdirSync(this.planDir, { recursive: true });
@@ -507,7 +511,7 @@ class PreviewController {
     const rec = this.newRun('apply', plan.info.directory);
     rec.info.planRunId = plan.info.runId;
     rec.info.summary = plan.info.summary;
-    return this.execute(rec, 'apply', { directory: plan.info.directory }, plan.info.planFile);
+    return this.execute(rec, 'apply', { directory: plan.info.directory, parallelism: plan.options?.parallelism }, plan.info.planFile);
   }
 
   private async cancelRun(p: CancelRunRequest.Params): Promise<null> {
