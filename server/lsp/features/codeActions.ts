@@ -16,17 +16,19 @@ import { CodeActionKind, type CodeAction, type CodeActionParams, type Diagnostic
 import { attributeType, type Attribute } from '../../providers/schema';
 import { blockPathAt, contains, type BlockInfo } from './fileIndex';
 import { movedEdit } from './navigation';
-import { descend, deprecatedReplacement, providerSchemas, topLevelSchema } from './schemas';
+import { descend, deprecatedReplacement, loadedSchemas, providerSchemas, topLevelSchema } from './schemas';
 import { findDecl, refTarget } from './symbols';
 import type { IndexedFile, Workspace } from './workspace';
 
 export async function codeActions(ws: Workspace, p: CodeActionParams): Promise<CodeAction[]> {
   const doc = ws.session.documents.get(p.textDocument.uri);
   if (!doc?.path) return [];
+  const pending = ws.ready(ws.dirOf(doc.path));
+  if (pending) await pending;
   const file = ws.file(doc.path);
   if (!file) return [];
   const out: CodeAction[] = [];
-  const schemas = await providerSchemas();
+  const schemas = loadedSchemas() ?? (await providerSchemas());
   const seen = new Set<string>();
   const add = (a: CodeAction) => {
     if (seen.has(a.title)) return;

@@ -30,7 +30,7 @@ import { friendlyName } from '../../lang/types';
 import type { Attribute, Block } from '../../providers/schema';
 import { attributeType } from '../../providers/schema';
 import { cursorContext, enclosingCall, type BlockFrame } from './context';
-import { attributeFlags, descend, enumValues, nestedBlockFlags, providerSchemas, topLevelSchema, type ProviderSchemas } from './schemas';
+import { attributeFlags, descend, enumValues, loadedSchemas, nestedBlockFlags, providerSchemas, topLevelSchema, type ProviderSchemas } from './schemas';
 import { findDecl, RESERVED_ROOTS } from './symbols';
 import type { ModuleIndex, Workspace } from './workspace';
 
@@ -218,7 +218,10 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
   const text = doc.text;
   const offset = offsetAt(text, p.position);
   const ctx = cursorContext(text, offset);
-  const schemas = await providerSchemas();
+  const schemas = loadedSchemas() ?? (await providerSchemas());
+  // Awaited only when there is work: an await yields to whatever else is queued.
+  const pending = doc.dir ? ws.ready(doc.dir) : undefined;
+  if (pending) await pending;
   const m = doc.path ? ws.module(doc.dir!) : undefined;
   const items: CompletionItem[] = [];
   const end = positionAt(text, offset);

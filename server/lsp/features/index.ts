@@ -17,13 +17,14 @@ import {
   type SymbolInformation,
   type WorkspaceSymbolParams,
 } from 'vscode-languageserver';
-import { guard } from '../log';
+import { describeError, guard } from '../log';
 import type { Session } from '../session';
 import { codeActions } from './codeActions';
 import { completion, signatureHelp } from './completion';
-import { definition, prepareRename, references, rename } from './navigation';
+import { definition, indexed, prepareRename, references, rename } from './navigation';
 import { foldingRanges, LEGEND, semanticTokens } from './syntaxFeatures';
 import { Workspace } from './workspace';
+import { providerSchemas } from './schemas';
 import type { DeclKind } from './fileIndex';
 
 let roots: string[] = [];
@@ -89,19 +90,26 @@ export function workspaceSymbols(ws: Workspace, p: WorkspaceSymbolParams): Symbo
   return out;
 }
 
+/** Runs `fn` at once when there is nothing to wait for, else after `pending`. */
+function after<R>(pending: Promise<void> | undefined, fn: () => R): R | Promise<R> {
+  return pending ? pending.then(fn) : fn();
+}
+
 export function registerEditing(connection: Connection, session: Session): void {
   const ws = new Workspace(session);
   ws.roots = roots;
   const log = session.log;
+  // Start the built-in providers' GetProviderSchema now, so the first completion need not wait for it.
+  void providerSchemas().catch((e: unknown) => log.error(`provider schemas for completion failed: ${describeError(e)}`));
   connection.onCompletion(guard(log, 'completion', () => null, (p) => {
     ws.roots = roots;
     return completion(ws, p);
   }));
   connection.onSignatureHelp(guard(log, 'signatureHelp', () => null, (p) => signatureHelp(ws, p)));
-  connection.onDefinition(guard(log, 'definition', () => [], (p) => definition(ws, p)));
-  connection.onReferences(guard(log, 'references', () => [], (p) => references(ws, p)));
-  connection.onPrepareRename(guard(log, 'prepareRename', () => null, (p) => prepareRename(ws, p)));
-  connection.onRenameRequest(guard(log, 'rename', () => null, (p) => rename(ws, p)));
+  connection.onDefinition(guard(log, 'definition', () => [], (p) => after(indexed(ws, p.textDocument.uri), () => definition(ws, p))));
+  connection.onReferences(guard(log, 'references', () => [], (p) => after(indexed(ws, p.textDocument.uri), () => references(ws, p))));
+  connection.onPrepareRename(guard(log, 'prepareRename', () => null, (p) => after(indexed(ws, p.textDocument.uri), () => prepareRename(ws, p))));
+  connection.onRenameRequest(guard(log, 'rename', () => null, (p) => after(indexed(ws, p.textDocument.uri), () => rename(ws, p))));
   connection.onWorkspaceSymbol(guard(log, 'workspaceSymbol', () => [], (p) => {
     ws.roots = roots;
     return workspaceSymbols(ws, p);

@@ -27,6 +27,12 @@ function fileOf(ws: Workspace, uri: string): IndexedFile | undefined {
   return ws.file(doc.path);
 }
 
+/** A promise to wait for until the module of the document is indexed (see Workspace.ready), or undefined. */
+export function indexed(ws: Workspace, uri: string): Promise<void> | undefined {
+  const doc = ws.session.documents.get(uri);
+  return doc?.dir ? ws.ready(doc.dir) : undefined;
+}
+
 export function definition(ws: Workspace, p: DefinitionParams): Location[] {
   const file = fileOf(ws, p.textDocument.uri);
   if (!file) return [];

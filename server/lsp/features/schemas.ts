@@ -14,6 +14,12 @@ export interface ProviderSchemas {
 }
 
 let loaded: Promise<ProviderSchemas> | undefined;
+let ready: ProviderSchemas | undefined;
+
+/** The schemas when already loaded (handlers then answer without yielding to queued work), else undefined. */
+export function loadedSchemas(): ProviderSchemas | undefined {
+  return ready;
+}
 
 export function providerSchemas(): Promise<ProviderSchemas> {
   loaded ??= (async () => {
@@ -31,6 +37,7 @@ export function providerSchemas(): Promise<ProviderSchemas> {
         await inst.close();
       }
     }
+    ready = out;
     return out;
   })();
   return loaded;

@@ -1,13 +1,15 @@
 // The editing features' own view of module directories: each `.tf` file's FileIndex, taken from the open
 // document's tree when the file is open (re-indexed only when its version changes) and from disk otherwise
 // (parsed with a private parser, indexed, and the tree deleted at once; re-read only when the file's mtime
-// or size changes). Directory listings are re-read at most once per second.
+// or size changes). Directory listings and files on disk are re-checked at most once per second, and
+// asynchronously, so that a request makes no system calls once a module has been read.
 //
 // This runs on the language server's main thread and never waits for the directory analysis (which runs in
 // a worker): after an edit only the edited file is re-indexed, so completion and navigation stay fast on
 // large workspaces.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OpenDocument } from '../documents';
@@ -35,6 +37,12 @@ interface DiskEntry {
   mtimeMs: number;
   size: number;
   file: IndexedFile;
+  /** When the file was last stat'ed (Date.now()). */
+  checked: number;
+  /** An asynchronous re-check is under way. */
+  checking?: boolean;
+  /** The re-check found the file changed or gone: read it again on next use. */
+  stale?: boolean;
 }
 
 interface OpenEntry {
@@ -43,13 +51,15 @@ interface OpenEntry {
 }
 
 const LIST_TTL_MS = 1000;
+/** Longest stretch of indexing work before yielding to other requests. */
+const SLICE_MS = 8;
 /** Files larger than this are not indexed from disk (generated files of many megabytes). */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 export class Workspace {
   private readonly disk = new Map<string, DiskEntry>();
   private readonly opened = new Map<string, OpenEntry>();
-  private readonly listings = new Map<string, { at: number; files: string[] }>();
+  private readonly listings = new Map<string, { at: number; files: string[]; reading?: boolean }>();
   private readonly modules = new Map<string, { key: IndexedFile[]; index: ModuleIndex }>();
   private parser: Parser | undefined;
   /** Workspace folders from initialize (for workspace symbols). */
@@ -61,7 +71,7 @@ export class Workspace {
   filesOf(dir: string): string[] {
     const now = Date.now();
     let l = this.listings.get(dir);
-    if (!l || now - l.at > LIST_TTL_MS) {
+    if (!l) {
       let names: string[] = [];
       try {
         names = readdirSync(dir).filter((n) => n.endsWith('.tf'));
@@ -70,6 +80,22 @@ export class Workspace {
       }
       l = { at: now, files: names.sort().map((n) => join(dir, n)) };
       this.listings.set(dir, l);
+    } else if (now - l.at > LIST_TTL_MS && !l.reading) {
+      // Re-read asynchronously, off the request path; the next request sees the new listing.
+      const entry = l;
+      entry.reading = true;
+      readdir(dir).then(
+        (names) => {
+          entry.files = names.filter((n) => n.endsWith('.tf')).sort().map((n) => join(dir, n));
+          entry.at = Date.now();
+          entry.reading = false;
+        },
+        () => {
+          entry.files = [];
+          entry.at = Date.now();
+          entry.reading = false;
+        },
+      );
     }
     const out = new Set(l.files);
     for (const d of this.session.documents.inDirectory(dir)) if (d.path?.endsWith('.tf')) out.add(d.path);
@@ -84,7 +110,17 @@ export class Workspace {
       if (e && e.version === doc.version && e.file.open === doc) return e.file;
       const file: IndexedFile = { path, uri: doc.uri, index: indexTree(doc.tree), text: doc.text, open: doc };
       this.opened.set(doc.uri, { version: doc.version, file });
+      // Forget documents closed since (their file is read from disk again).
+      for (const [uri, o] of this.opened) if (this.session.documents.get(uri) !== o.file.open) this.opened.delete(uri);
       return file;
+    }
+    const now = Date.now();
+    const e = this.disk.get(path);
+    // A file read before is served from the cache; when its last check is older than LIST_TTL_MS it is
+    // re-stat'ed asynchronously (off the request path), and a change is picked up by the next request.
+    if (e && !e.stale) {
+      if (now - e.checked > LIST_TTL_MS && !e.checking) this.revalidate(path, e);
+      return e.file;
     }
     let st;
     try {
@@ -94,8 +130,11 @@ export class Workspace {
       return undefined;
     }
     if (!st.isFile() || st.size > MAX_FILE_BYTES) return undefined;
-    const e = this.disk.get(path);
-    if (e && e.mtimeMs === st.mtimeMs && e.size === st.size) return e.file;
+    if (e && e.mtimeMs === st.mtimeMs && e.size === st.size) {
+      e.checked = now;
+      e.stale = false;
+      return e.file;
+    }
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -113,8 +152,28 @@ export class Workspace {
       tree.delete();
     }
     const file: IndexedFile = { path, uri: pathToFileURL(path).href, index, text };
-    this.disk.set(path, { mtimeMs: st.mtimeMs, size: st.size, file });
+    this.disk.set(path, { mtimeMs: st.mtimeMs, size: st.size, file, checked: now });
     return file;
+  }
+
+  /**
+   * Reads and indexes the files of `dir` not read yet, yielding to other work every few milliseconds, so
+   * that the first request on a large module does not hold the server's thread for the whole parse.
+   * Undefined (nothing to wait for) when every file is indexed already.
+   */
+  ready(dir: string): Promise<void> | undefined {
+    const missing = this.filesOf(dir).filter((p) => !this.disk.has(p) && !this.openDoc(p));
+    if (missing.length === 0) return undefined;
+    return (async () => {
+      let t = performance.now();
+      for (const p of missing) {
+        this.file(p);
+        if (performance.now() - t > SLICE_MS) {
+          await new Promise<void>((r) => setImmediate(r));
+          t = performance.now();
+        }
+      }
+    })();
   }
 
   /** The index of the module in `dir` (all its `.tf` files). */
@@ -178,6 +237,21 @@ export class Workspace {
       for (const { file, decl } of m.decls) if (decl.kind === 'module' && this.moduleDir(p, decl) === dir) out.push({ module: m, file, decl });
     }
     return out;
+  }
+
+  private revalidate(path: string, e: DiskEntry): void {
+    e.checking = true;
+    stat(path).then(
+      (st) => {
+        e.checking = false;
+        e.checked = Date.now();
+        if (st.mtimeMs !== e.mtimeMs || st.size !== e.size) e.stale = true;
+      },
+      () => {
+        e.checking = false;
+        e.stale = true;
+      },
+    );
   }
 
   private openDoc(path: string): OpenDocument | undefined {
