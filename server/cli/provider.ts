@@ -106,7 +106,7 @@ export async function runProviderCommand(args: string[], io: CliIO): Promise<num
     return 1;
   }
   if (sub === 'wrapper') {
-    const file = writeWrapper(flags.positional[0], resolve(io.cwd, flags.positional[1]), resolved.typeName, { record: flags.record && resolve(io.cwd, flags.record), protocol: flags.protocol });
+    const file = writeWrapper(flags.positional[0], resolve(io.cwd, flags.positional[1]), resolved.typeName, { record: flags.record && resolve(io.cwd, flags.record), protocol: flags.protocol, misbehave: flags.misbehave });
     io.stdout(`${file}\n`);
     return 0;
   }
