@@ -21,6 +21,7 @@
 import { benchObjchange } from './objchange-bench';
 import { benchProviderCalls } from './provider-bench';
 import { benchEngine } from './engine-bench';
+import { benchPlugin } from './plugin-bench';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -331,6 +332,7 @@ async function main(): Promise<void> {
 
     // Engine: plan / apply / no-op plan through the real command line, against terraform.
     rows.push(...(await benchEngine({ keep: o.keep })));
+    rows.push(...(await benchPlugin()));
 
     // 4. Terraform, for comparison.
     if (terraformOnPath()) {
