@@ -121,6 +121,7 @@ test('capabilities: the editing features are announced, with a standard semantic
       range: true,
     });
     assert.deepEqual(caps.codeActionProvider, { codeActionKinds: ['quickfix'] });
+    assert.equal(caps.documentRangeFormattingProvider, true);
   } finally {
     await c.stop();
   }
@@ -368,6 +369,45 @@ test('rename: a variable across the module and the calling module\'s argument; a
     });
     await assert.rejects(rename(0, 12, '2bad'), /"2bad" is not a valid name/);
     await assert.rejects(rename(15, 3, 'zones'), /var\.zones is already declared/);
+  });
+});
+
+test('variables in .tfvars files: completion of their names, definition, and rename', async () => {
+  const files = { ...FIXTURE, 'terraform.tfvars': 'region = "eu"\n\n' };
+  await session(files, async (c, ws) => {
+    const vars = ws.uri('terraform.tfvars');
+    const main = ws.uri('main.tf');
+    assert.deepEqual((await completion(c, vars, 2, 0)).items, [
+      { label: 'region', kind: 6, detail: 'string', documentation: 'Where things go', textEdit: { range: range(2, 0, 2, 0), newText: 'region = $0' }, insertTextFormat: 2 },
+    ]);
+    assert.deepEqual(await c.request('textDocument/definition', { textDocument: { uri: vars }, position: pos(0, 2) }), [{ uri: main, range: range(0, 10, 0, 16) }]);
+    assert.deepEqual(await c.request('textDocument/rename', { textDocument: { uri: main }, position: pos(0, 12), newName: 'location' }), {
+      changes: {
+        [main]: [
+          { range: range(0, 10, 0, 16), newText: 'location' },
+          { range: range(15, 15, 15, 21), newText: 'location' },
+        ],
+        [vars]: [{ range: range(0, 0, 0, 6), newText: 'location' }],
+      },
+    });
+  }, ['main.tf', 'terraform.tfvars']);
+});
+
+test('range formatting: the selected blocks get exactly the lines foresight fmt gives them', async () => {
+  const text = 'resource "random_string" "a" {\nlength=8\n  special    = false\n}\nresource "random_string" "b" {\nlength=9\n}\n';
+  await session({ 'main.tf': text }, async (c, ws) => {
+    const uri = ws.uri('main.tf');
+    const fmt = (r: ReturnType<typeof range>) => c.request('textDocument/rangeFormatting', { textDocument: { uri }, range: r, options: { tabSize: 2, insertSpaces: true } });
+    assert.deepEqual(await fmt(range(1, 0, 1, 3)), [
+      { range: range(1, 0, 1, 8), newText: '  length  = 8' },
+      { range: range(2, 0, 2, 20), newText: '  special = false' },
+    ]);
+    assert.deepEqual(await fmt(range(5, 0, 6, 0)), [{ range: range(5, 0, 5, 8), newText: '  length = 9' }]);
+    // The two selections' edits together equal document formatting.
+    const whole = await c.request<{ newText: string }[]>('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    assert.equal(whole[0].newText, 'resource "random_string" "a" {\n  length  = 8\n  special = false\n}\nresource "random_string" "b" {\n  length = 9\n}\n');
+    await c.change(uri, 2, [{ text: 'resource "x" "y" {\n  a = \n}\n' }]);
+    assert.deepEqual(await fmt(range(0, 0, 2, 0)), [], 'no edit when the text has syntax errors');
   });
 });
 

@@ -229,6 +229,15 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
   switch (ctx.kind) {
     case 'name': {
       const range = edit(ctx.prefixStart);
+      if (doc.path?.endsWith('.tfvars')) {
+        // A variable definitions file: the module's variables.
+        if (ctx.blocks.length > 0 || !m) break;
+        const vars = m.decls.filter((d) => d.decl.kind === 'variable').map((d) => d.decl);
+        for (const v of vars.sort((x, y) => (x.name < y.name ? -1 : 1))) {
+          items.push({ ...variableItem(v), textEdit: { range, newText: `${v.name} = $0` }, insertTextFormat: InsertTextFormat.Snippet });
+        }
+        break;
+      }
       for (const it of nameItems(ws, schemas, ctx.blocks, m)) {
         const block = it.kind === CompletionItemKind.Module || it.kind === CompletionItemKind.Struct;
         items.push({ ...it, textEdit: { range, newText: snippetFor(it.label, (it.data as { labels?: string[] } | undefined)?.labels ?? [], block) }, insertTextFormat: InsertTextFormat.Snippet, data: undefined });

@@ -64,6 +64,8 @@ export interface Ref {
 
 export interface FileIndex {
   blocks: BlockInfo[];
+  /** Top-level arguments (the variable values of a .tfvars file). */
+  attrs: AttrInfo[];
   decls: Decl[];
   refs: Ref[];
 }
@@ -159,7 +161,7 @@ export function indexTree(tree: Tree): FileIndex {
   if (body) bodyOf(body, root, 0, refs);
   const decls: Decl[] = [];
   for (const b of root.blocks) declsOf(b, decls);
-  return { blocks: root.blocks, decls, refs };
+  return { blocks: root.blocks, attrs: root.attrs, decls, refs };
 }
 
 function declsOf(b: BlockInfo, out: Decl[]): void {

@@ -1,5 +1,5 @@
 // Editing features (issue 7 §3): completion, signature help, definition/references, rename, workspace
-// symbols, folding, semantic tokens, code actions. server.ts calls registerEditing once; initialize.ts merges
+// symbols, folding, semantic tokens, code actions, range formatting. server.ts calls registerEditing once; initialize.ts merges
 // editingCapabilities into the server's capabilities.
 //
 // Each handler is wrapped by guard() (log.ts): a bug is logged and answered with the fallback. The features
@@ -20,6 +20,7 @@ import {
 import { describeError, guard } from '../log';
 import type { Session } from '../session';
 import { codeActions } from './codeActions';
+import { rangeFormatting } from './rangeFormatting';
 import { completion, signatureHelp } from './completion';
 import { definition, indexed, prepareRename, references, rename } from './navigation';
 import { foldingRanges, LEGEND, semanticTokens } from './syntaxFeatures';
@@ -55,6 +56,7 @@ export function editingCapabilities(params: InitializeParams): Partial<ServerCap
     foldingRangeProvider: true,
     semanticTokensProvider: { legend: LEGEND, full: true, range: true },
     codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+    documentRangeFormattingProvider: true,
   };
 }
 
@@ -127,4 +129,5 @@ export function registerEditing(connection: Connection, session: Session): void 
     return doc ? semanticTokens(doc.tree, doc.text, p.range) : { data: [] };
   }));
   connection.onCodeAction(guard(log, 'codeAction', () => [], (p) => codeActions(ws, p)));
+  connection.onDocumentRangeFormatting(guard(log, 'rangeFormatting', () => [], (p) => rangeFormatting(session, ws, p)));
 }

@@ -85,6 +85,10 @@ export function targetAt(ws: Workspace, file: IndexedFile, pos: Position): At | 
     // Only the traversal up to the name: `type.name.attr` with the cursor on `attr` names nothing declared.
     if (t && before(pos, t.range.end)) return { target: t.target, range: t.range };
   }
+  if (file.path.endsWith('.tfvars')) {
+    const a = file.index.attrs.find((x) => contains(x.nameRange, pos));
+    return a ? { target: { kind: 'variable', dir, name: a.name }, range: a.nameRange } : undefined;
+  }
   for (const decl of file.index.decls) {
     if (contains(decl.nameRange, pos) && decl.kind !== 'provider' && decl.kind !== 'check' && decl.kind !== 'ephemeral') {
       return { target: { kind: decl.kind, dir, name: decl.name, ...(decl.type !== undefined ? { type: decl.type } : {}) }, range: decl.nameRange };
@@ -111,6 +115,13 @@ export function occurrences(ws: Workspace, t: Target): Occurrence[] {
     for (const { file, ref } of m.refs) {
       const r = refTarget(ref, t.dir, m);
       if (r && r.target.kind === t.kind && r.target.name === t.name && r.target.type === t.type) out.push({ uri: file.uri, range: r.range, declaration: false, file });
+    }
+  }
+  if (t.kind === 'variable') {
+    // Values set in the module's .tfvars files.
+    for (const path of ws.tfvarsOf(t.dir)) {
+      const f = ws.file(path);
+      for (const a of f?.index.attrs ?? []) if (a.name === t.name) out.push({ uri: f!.uri, range: a.nameRange, declaration: false, file: f! });
     }
   }
   if (t.kind === 'variable' || t.kind === 'output') {

@@ -17,6 +17,10 @@ import type { Session } from '../session';
 import { newParser, type Parser } from '../../syntax/treesitter';
 import { indexTree, type Decl, type FileIndex, type Ref } from './fileIndex';
 
+function isConfigName(n: string): boolean {
+  return n.endsWith('.tf') || n.endsWith('.tfvars');
+}
+
 export interface IndexedFile {
   path: string;
   uri: string;
@@ -74,7 +78,7 @@ export class Workspace {
     if (!l) {
       let names: string[] = [];
       try {
-        names = readdirSync(dir).filter((n) => n.endsWith('.tf'));
+        names = readdirSync(dir).filter(isConfigName);
       } catch {
         names = [];
       }
@@ -86,7 +90,7 @@ export class Workspace {
       entry.reading = true;
       readdir(dir).then(
         (names) => {
-          entry.files = names.filter((n) => n.endsWith('.tf')).sort().map((n) => join(dir, n));
+          entry.files = names.filter(isConfigName).sort().map((n) => join(dir, n));
           entry.at = Date.now();
           entry.reading = false;
         },
@@ -97,8 +101,16 @@ export class Workspace {
         },
       );
     }
-    const out = new Set(l.files);
+    const out = new Set(l.files.filter((f) => f.endsWith('.tf')));
     for (const d of this.session.documents.inDirectory(dir)) if (d.path?.endsWith('.tf')) out.add(d.path);
+    return [...out].sort();
+  }
+
+  /** The `.tfvars` files of `dir` (on disk and open), whose arguments set the module's variables. */
+  tfvarsOf(dir: string): string[] {
+    this.filesOf(dir);
+    const out = new Set(this.listings.get(dir)?.files.filter((f) => f.endsWith('.tfvars')) ?? []);
+    for (const d of this.session.documents.inDirectory(dir)) if (d.path?.endsWith('.tfvars')) out.add(d.path);
     return [...out].sort();
   }
 
