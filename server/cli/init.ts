@@ -25,8 +25,8 @@
 //      paragraph; then a blank line and "Terraform has been successfully initialized!".
 // Exit status 0 on success, 1 on any error.
 
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors, warning } from '../diags/diagnostic';
 import { renderDiagnosticsView } from '../diags/render';
@@ -44,7 +44,13 @@ import { checkRequiredProviderSources, foresightProviders, providerVersionsFromW
 import { compareProviders, isBuiltIn, parseFullyQualified, providerForDisplay, providerString } from '../addrs/provider';
 import { providerConstraintsString } from '../versions/provider';
 import { goJson, jsonDiagnostic } from './validate';
-import { goQuote } from '../states/statefile';
+import { TERRAFORM_VERSION as STATE_VERSION, writeStateFile, type StateFile } from '../states/statefile';
+import { backendHash, backendStatePath, BACKEND_SCHEMAS, configureBackend, convertTo, decodeBackendBlock, fullConfig, OTHER_TERRAFORM_BACKENDS, readBackendState, writeBackendState, type BackendState, type StateManager } from '../backends/registry';
+import { LocalBackend } from '../backends/local/backend';
+import { newLockInfo } from '../backends/local/filesystem';
+import { acquireLock, releaseLock, type Workspaces } from '../states/statemgr';
+import { evalConstant, readVarsFile } from '../config/variables';
+import { marshal } from '../engine/ctyjson';
 import { TERRAFORM_VERSION } from './version';
 import { incompleteLockWarning, installPackage, loadCliConfig, selectExternal } from '../plugin/discovery';
 
@@ -53,6 +59,8 @@ export interface InitIO {
   stderr: (s: string) => void;
   cwd: string;
   env?: Readonly<Record<string, string | undefined>>;
+  /** Standard input (answers to state migration prompts, one per line). */
+  stdin?: () => Promise<string>;
 }
 
 const RESET = '\x1b[0m';
@@ -243,6 +251,13 @@ interface InitArgs {
   getModules: boolean;
   backend: boolean;
   lockfileReadonly: boolean;
+  /** -backend-config values in order; -migrate-state, -force-copy, -input, -lock, -lock-timeout. */
+  backendConfig: string[];
+  migrateState: boolean;
+  forceCopy: boolean;
+  input: boolean;
+  lock: boolean;
+  lockTimeoutMs: number;
   positional: string[];
   flagError?: string;
 }
@@ -258,7 +273,7 @@ function parseBool(v: string): boolean | undefined {
 
 /** Go flag-package parsing of init's options (either one or two leading dashes, `-x=v` or `-x v`). */
 function parseArgs(args: string[]): InitArgs {
-  const r: InitArgs = { reconfigure: false, uiColor: true, json: false, color: true, upgrade: false, getModules: true, backend: true, lockfileReadonly: false, positional: [] };
+  const r: InitArgs = { reconfigure: false, uiColor: true, json: false, color: true, upgrade: false, getModules: true, backend: true, lockfileReadonly: false, backendConfig: [], migrateState: false, forceCopy: false, input: true, lock: true, lockTimeoutMs: 0, positional: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--') {
@@ -285,6 +300,10 @@ function parseArgs(args: string[]): InitArgs {
       else if (name === 'get') r.getModules = b;
       else if (name === 'backend') r.backend = b;
       else if (name === 'reconfigure') r.reconfigure = b;
+      else if (name === 'migrate-state') r.migrateState = b;
+      else if (name === 'force-copy') r.forceCopy = b;
+      else if (name === 'input') r.input = b;
+      else if (name === 'lock') r.lock = b;
       continue;
     }
     if (VALUE_FLAGS.has(name)) {
@@ -297,6 +316,8 @@ function parseArgs(args: string[]): InitArgs {
         v = args[++i];
       }
       if (name === 'lockfile') r.lockfileReadonly = v === 'readonly';
+      else if (name === 'backend-config') r.backendConfig.push(v);
+      else if (name === 'lock-timeout') r.lockTimeoutMs = parseDurationMs(v) ?? 0;
       continue;
     }
     r.flagError = `flag provided but not defined: -${name}`;
@@ -409,7 +430,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     const hasCloud = res.module.terraform.some((t) => t.other.some((b) => b.type === 'cloud'));
     view.output(hasCloud ? 'initializing_terraform_cloud_message' : 'initializing_backend_message');
     header = true;
-    const b = initBackend(dir, res, a, io.env);
+    const b = await initBackend(dir, res, a, io);
     if (b.message !== undefined) io.stdout(colorize(b.message, a.uiColor) + '\n');
     backendDiags = b.diagnostics;
   }
@@ -605,31 +626,26 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
 
 // ---- the backend ---------------------------------------------------------------------------------------------
 
-const REMOTE_BACKENDS = ['azurerm', 'consul', 'cos', 'gcs', 'http', 'kubernetes', 'oss', 'pg', 's3', 'remote', 'cloud'];
-
-/** crc32 (IEEE), as cty's Value.Hash uses it. */
-function crc32(buf: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of buf) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 /**
- * The backend step of init for the local backend, as Terraform's Meta.backendFromConfig does it:
- *   - a `backend "local"` block not yet recorded (or -reconfigure): .terraform/terraform.tfstate records the
- *     type, the configuration (path, workspace_dir) and its hash (cty's Value.Hash of [type, config]), and
- *     "Successfully configured the backend "local"!..." is printed (in colour even in the JSON view);
- *   - unchanged (same hash): nothing;
- *   - changed, or removed while recorded: "Backend configuration changed" (-reconfigure records anew);
- *   - other backend types and `cloud` blocks: an error (Foresight has only the local backend), as is moving existing local
- *     state into a newly configured path (Foresight does not migrate state).
+ * The backend step of init, as Terraform's Meta.backendFromConfig does it with opts.Init (meta_backend.go,
+ * meta_backend_migrate.go), for the backends of server/backends/registry.ts (local, pg, http):
+ *   - the block is decoded against the type's schema ("Unsupported argument", type errors), -backend-config files
+ *     and key=value pairs are merged over it ("Invalid backend configuration argument" for unknown names);
+ *   - `<data dir>/terraform.tfstate` records type, the merged configuration (every attribute, null when unset)
+ *     and the hash of the block alone (registry.ts backendHash); unchanged (same hash, no overrides, or same
+ *     values) prints nothing;
+ *   - first configuration (or -reconfigure): existing non-empty local workspaces are migrated into the new backend
+ *     (prompting "Do you want to copy existing state to the new backend?" unless -force-copy; -input=false refuses)
+ *     and erased locally (backup kept); "Successfully configured the backend ..." is printed;
+ *   - changed or removed block: "Backend configuration changed" unless -migrate-state (or -force-copy), which
+ *     copies every workspace from the recorded backend to the new one (serial and lineage kept as Terraform keeps
+ *     them) and records the new one ("Successfully unset the backend" when the block was removed).
+ * Messages go through `say` in Terraform's colours; errors come back as diagnostics.
  */
-function initBackend(dir: string, res: LoadResult, a: InitArgs, env?: Readonly<Record<string, string | undefined>>): { message?: string; diagnostics: Diagnostic[] } {
-  const BACKEND_STATE = join(dataDir(env), 'terraform.tfstate');
+async function initBackend(dir: string, res: LoadResult, a: InitArgs, io: InitIO): Promise<{ message?: string; diagnostics: Diagnostic[] }> {
+  const env = io.env ?? {};
   const diags: Diagnostic[] = [];
+  const say = (m: string) => io.stdout(colorize(m, a.uiColor) + '\n');
   const cloud = res.module.terraform.flatMap((t) => t.other).find((b) => b.type === 'cloud');
   if (cloud) {
     diags.push(
@@ -642,78 +658,344 @@ function initBackend(dir: string, res: LoadResult, a: InitArgs, env?: Readonly<R
     return { diagnostics: diags };
   }
   const block = res.module.terraform.find((t) => t.backend)?.backend;
-  let saved: { backend?: { type?: string; hash?: number; config?: Record<string, unknown> } } | undefined;
-  try {
-    saved = JSON.parse(readFileSync(join(dir, BACKEND_STATE), 'utf8'));
-  } catch {
-    saved = undefined;
-  }
-  const savedBackend = a.reconfigure ? undefined : saved?.backend?.type ? saved.backend : undefined;
-  const changed = error(
+  const rs = readBackendState(dir, env);
+  if (rs.error) return { diagnostics: [error(`Failed to load state: ${rs.error}`)] };
+  const saved = a.reconfigure ? undefined : rs.state;
+  const openOpts = { cwd: dir, env };
+  const answers = new Answers(io);
+
+  const migrateOrReconfigure = () => error(
     'Backend configuration changed',
     'A change in the backend configuration has been detected, which may require migrating existing state.\n\nIf you wish to attempt automatic migration of the state, use "terraform init -migrate-state".\nIf you wish to store the current configuration with no changes to the state, use "terraform init -reconfigure".',
   );
-  if (!block) {
-    if (savedBackend) diags.push(changed);
-    return { diagnostics: diags };
-  }
-  if (savedBackend && savedBackend.type !== block.type) {
-    diags.push(changed);
-    return { diagnostics: diags };
-  }
-  if (block.type !== 'local') {
-    diags.push(
-      REMOTE_BACKENDS.includes(block.type)
-        ? error('Unsupported backend', `Foresight supports only the "local" backend; it cannot use the ${JSON.stringify(block.type)} backend.`, block.typeRange)
-        : error('Invalid backend type', `There is no backend type named ${JSON.stringify(block.type)}.`),
-    );
-    return { diagnostics: diags };
-  }
-  const config: Record<string, string | null> = { path: null, workspace_dir: null };
-  for (const [name, e] of block.attributes) {
-    if (!(name in config)) {
-      diags.push(error('Unsupported argument', `An argument named "${name}" is not expected here.`, e.range));
-      continue;
+  let type = '';
+  let values: Record<string, unknown> = {};
+  let merged: Record<string, unknown> = {};
+  if (block) {
+    type = block.type;
+    if (!(type in BACKEND_SCHEMAS)) {
+      // Terraform knows these types, so a recorded backend makes this a configuration change first.
+      if (saved && OTHER_TERRAFORM_BACKENDS.includes(type) && !(a.migrateState || a.forceCopy)) return { diagnostics: [migrateOrReconfigure()] };
+      return {
+        diagnostics: [
+          OTHER_TERRAFORM_BACKENDS.includes(type)
+            ? error('Unsupported backend', `Foresight supports the "local", "pg" and "http" backends; it cannot use the ${JSON.stringify(type)} backend.`, block.typeRange)
+            : error('Invalid backend type', `There is no backend type named ${JSON.stringify(type)}.`, block.typeRange),
+        ],
+      };
     }
-    const lit = e.shape === 'string' ? quotedLiteral(e.text) : undefined;
-    if (lit !== undefined) config[name] = lit;
-    else if (!(e.shape === 'literal' && e.literal === null)) diags.push(error('Incorrect attribute value type', `Inappropriate value for attribute "${name}": string required.`, e.range));
+    const dec = decodeBackendBlock(type, block.attributes);
+    if (dec.diagnostics.length) return { diagnostics: dec.diagnostics };
+    values = dec.values;
+    const ov = await backendConfigOverrides(dir, type, a.backendConfig);
+    if (hasErrors(ov.diagnostics)) return { diagnostics: ov.diagnostics };
+    merged = { ...values, ...ov.values };
   }
-  if (hasErrors(diags)) return { diagnostics: diags };
-  const hashText = `<"local";<${config.path === null ? '~' : goQuote(config.path)};${config.workspace_dir === null ? '~' : goQuote(config.workspace_dir)};>;>`;
-  const hash = crc32(Buffer.from(hashText, 'utf8'));
-  if (savedBackend) {
-    if (savedBackend.hash === hash) return { diagnostics: diags };
-    if (savedBackend.type !== 'local' || JSON.stringify(savedBackend.config ?? {}) !== JSON.stringify(config)) {
-      diags.push(changed);
+  const hash = block ? backendHash(type, values) : 0;
+  const newState = (): BackendState => ({ type, config: fullConfig(type, merged), hash });
+  const migrating = a.migrateState || a.forceCopy;
+
+  // No backend block and none recorded: local state, nothing to record.
+  if (!block && !saved) return { diagnostics: diags };
+
+  // Unsetting a recorded backend.
+  if (!block && saved) {
+    if (!migrating) return { diagnostics: [migrateOrReconfigure()] };
+    say(`[reset]Terraform has detected you're unconfiguring your previously set ${JSON.stringify(saved.type)} backend.`);
+    const src = await configureBackend(saved.type, saved.config, openOpts);
+    if (!src.backend) return { diagnostics: src.diagnostics };
+    const dst = await configureBackend('local', {}, openOpts);
+    const md = await migrateBackendState({ type: saved.type, backend: src.backend }, { type: 'local', backend: dst.backend! }, a, io, answers);
+    if (md.length) return { diagnostics: md };
+    rmSync(backendStatePath(dir, env), { force: true });
+    say(`[reset][green]\n\nSuccessfully unset the backend ${JSON.stringify(saved.type)}. Terraform will now operate locally.`);
+    return { diagnostics: diags };
+  }
+
+  if (block && saved) {
+    const noOverrides = a.backendConfig.length === 0;
+    if (saved.hash === hash && noOverrides && saved.type === type) return { diagnostics: diags };
+    if (saved.type === type && JSON.stringify(fullConfig(type, saved.config)) === JSON.stringify(fullConfig(type, merged))) {
+      // Same configuration (perhaps moved between the block and -backend-config): only the hash is updated.
+      const cfg = await configureBackend(type, saved.config, openOpts);
+      if (!cfg.backend) return { diagnostics: cfg.diagnostics };
+      if (saved.hash !== hash) writeBackendState(dir, env, { ...saved, hash });
       return { diagnostics: diags };
     }
-  } else if ((config.path ?? 'terraform.tfstate') !== 'terraform.tfstate' || config.workspace_dir !== null) {
-    // Moving existing state into the new location is a migration Foresight does not do.
-    let hasState = false;
-    try {
-      const st = JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')) as { resources?: unknown[]; outputs?: object };
-      hasState = (st.resources?.length ?? 0) > 0 || Object.keys(st.outputs ?? {}).length > 0;
-    } catch {
-      hasState = false;
-    }
-    if (hasState) {
-      diags.push(
-        error(
-          'State migration not supported',
-          `The working directory has state in terraform.tfstate, and the "local" backend is now configured to keep state elsewhere. Foresight does not migrate state between backend configurations; move the state file yourself or run "terraform init -migrate-state".`,
-          block.typeRange,
-        ),
-      );
-      return { diagnostics: diags };
+    if (!migrating) return { diagnostics: [migrateOrReconfigure()] };
+    if (saved.type !== type) say(`[reset]Terraform detected that the backend type changed from ${JSON.stringify(saved.type)} to ${JSON.stringify(type)}.\n`);
+    else say('[reset][reset][bold]Backend configuration changed![reset]\n\nTerraform has detected that the configuration specified for the backend\nhas changed. Terraform will now check for existing state in the backends.\n');
+    const dst = await configureBackend(type, merged, openOpts);
+    if (!dst.backend) return { diagnostics: dst.diagnostics };
+    const src = await configureBackend(saved.type, saved.config, openOpts);
+    if (!src.backend) return { diagnostics: src.diagnostics };
+    const md = await migrateBackendState({ type: saved.type, backend: src.backend }, { type, backend: dst.backend }, a, io, answers);
+    if (md.length) return { diagnostics: md };
+    writeBackendState(dir, env, newState());
+    return {
+      message: `[reset][green]\nSuccessfully configured the backend ${JSON.stringify(type)}! Terraform will automatically\nuse this backend unless the backend configuration changes.`,
+      diagnostics: diags,
+    };
+  }
+
+  // First configuration (or -reconfigure): local workspaces with state are copied into the new backend.
+  const localB = new LocalBackend({ cwd: dir, env });
+  const nonEmpty: string[] = [];
+  for (const ws of await localB.workspaces()) {
+    const m = await localB.stateMgr(ws);
+    const rd = await m.refresh();
+    if (hasErrors(rd)) return { diagnostics: [error(`Error reading local state: ${diagText(rd)}\n\nTerraform is trying to read your local state to determine if there is\nstate to migrate to your newly configured backend. Terraform can't continue\nwithout this check because that would risk losing state. Please resolve the\nerror above and try again.`)] };
+    const st = m.read();
+    if (st && !st.empty()) nonEmpty.push(ws);
+  }
+  const dst = await configureBackend(type, merged, openOpts);
+  if (!dst.backend) return { diagnostics: dst.diagnostics };
+  if (nonEmpty.length > 0) {
+    const sameFiles = dst.backend instanceof LocalBackend && nonEmpty.every((ws) => resolvePath(dir, (dst.backend as LocalBackend).statePaths(ws).stateOut) === resolvePath(dir, localB.statePaths(ws).stateOut));
+    if (!sameFiles) {
+      const md = await migrateBackendState({ type: 'local', backend: localB }, { type, backend: dst.backend }, a, io, answers);
+      if (md.length) return { diagnostics: md };
+      // The local copies are emptied (Terraform writes a nil state: an empty file, the old one kept as backup).
+      for (const ws of nonEmpty) {
+        const p = localB.statePaths(ws);
+        const abs = resolvePath(dir, p.stateOut);
+        try {
+          const old = readFileSync(abs);
+          if (p.backup !== '') writeFileSync(resolvePath(dir, p.backup), old);
+          writeFileSync(abs, '');
+        } catch {
+          // nothing there
+        }
+      }
     }
   }
-  const doc = { version: 3, terraform_version: TERRAFORM_VERSION, backend: { type: 'local', config, hash } };
-  mkdirSync(join(dir, dataDir(env)), { recursive: true });
-  writeFileSync(join(dir, BACKEND_STATE), goJson(doc));
-  if (savedBackend) return { diagnostics: diags };
+  writeBackendState(dir, env, newState());
   return {
-    message: '[reset][green]\nSuccessfully configured the backend "local"! Terraform will automatically\nuse this backend unless the backend configuration changes.',
+    message: `[reset][green]\nSuccessfully configured the backend ${JSON.stringify(type)}! Terraform will automatically\nuse this backend unless the backend configuration changes.`,
     diagnostics: diags,
   };
+}
+
+/** Go's time.ParseDuration for -lock-timeout, in ms. */
+function parseDurationMs(s: string): number | undefined {
+  if (s === '0') return 0;
+  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 };
+  const re = /(\d+(?:\.\d*)?)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let m: RegExpExecArray | null;
+  let end = 0;
+  while ((m = re.exec(s))) {
+    total += parseFloat(m[1]) * unit[m[2]];
+    end = re.lastIndex;
+  }
+  return end === s.length && end > 0 ? total : undefined;
+}
+
+function resolvePath(dir: string, p: string): string {
+  return isAbsolute(p) ? p : join(dir, p);
+}
+
+function diagText(d: readonly Diagnostic[]): string {
+  const e = d.find((x) => x.severity === 'error');
+  return e ? (e.detail ? `${e.summary}: ${e.detail}` : e.summary) : '';
+}
+
+/** The -backend-config values: `key=value` pairs (converted to the attribute's type) and HCL files. */
+async function backendConfigOverrides(dir: string, type: string, items: readonly string[]): Promise<{ values: Record<string, unknown>; diagnostics: Diagnostic[] }> {
+  const schema = BACKEND_SCHEMAS[type];
+  const values: Record<string, unknown> = {};
+  const diags: Diagnostic[] = [];
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq < 0) {
+      const f = await readVarsFile(dir, item, 'named-file');
+      if (hasErrors(f.diagnostics)) {
+        diags.push(...f.diagnostics.map((d) => (d.summary === 'Failed to read variables file' ? error('Failed to read file', `The file ${JSON.stringify(item)} could not be read.`) : d)));
+        continue;
+      }
+      for (const [name, rv] of f.values) {
+        if (!schema[name]) {
+          diags.push(error('Unsupported argument', `An argument named ${JSON.stringify(name)} is not expected here.`, rv.range));
+          continue;
+        }
+        if (!rv.expr) continue;
+        const ev = evalConstant(rv.expr);
+        if (hasErrors(ev.diagnostics)) {
+          diags.push(...ev.diagnostics);
+          continue;
+        }
+        const v = convertTo(JSON.parse(marshal(ev.value)), schema[name]);
+        if (v === undefined) diags.push(error('Incorrect attribute value type', `Inappropriate value for attribute ${JSON.stringify(name)}: ${schema[name]} required.`, rv.range));
+        else values[name] = v;
+      }
+      continue;
+    }
+    const name = item.slice(0, eq);
+    const raw = item.slice(eq + 1);
+    const t = schema[name];
+    if (!t) {
+      diags.push(error('Invalid backend configuration argument', `The backend configuration argument ${JSON.stringify(name)} given on the command line is not expected for the selected backend type.`));
+      continue;
+    }
+    const v = convertTo(raw, t);
+    if (v === undefined) diags.push(error('Invalid backend configuration argument', `The given value for the backend configuration argument ${JSON.stringify(name)} is not valid: a ${t} is required.`));
+    else values[name] = v;
+  }
+  return { values, diagnostics: diags };
+}
+
+/** Answers to prompts: the lines of standard input, one per question. */
+class Answers {
+  private lines: string[] | undefined;
+  constructor(private readonly io: InitIO) {}
+  async next(): Promise<string | undefined> {
+    if (!this.lines) {
+      const all = this.io.stdin ? await this.io.stdin() : '';
+      this.lines = all === '' ? [] : all.split('\n');
+      if (this.lines.length && this.lines[this.lines.length - 1] === '') this.lines.pop();
+    }
+    const l = this.lines.shift();
+    return l === undefined ? undefined : l.replace(/\r$/, '');
+  }
+}
+
+/** UIInput.Input + Meta.confirm: the query, the indented description, "Enter a value:"; yes/no (asked again otherwise). */
+async function confirm(io: InitIO, a: InitArgs, answers: Answers, query: string, description: string): Promise<boolean | Diagnostic> {
+  for (;;) {
+    let text = `[reset][bold]${query}[reset]\n`;
+    for (const l of description.split('\n')) text += `  ${l}\n`;
+    text += '\n  [bold]Enter a value:[reset] ';
+    io.stdout(colorize(text, a.uiColor));
+    const ans = await answers.next();
+    if (ans === undefined) {
+      io.stdout('\n');
+      return error('Error asking for state migration action: EOF');
+    }
+    io.stdout('\n');
+    const v = ans.toLowerCase();
+    if (v === 'yes') return true;
+    if (v === 'no') return false;
+  }
+}
+
+interface MigrationSide {
+  type: string;
+  backend: Workspaces;
+}
+
+/** backendMigrateState: one workspace (default) or all of them, with Terraform's prompts. */
+async function migrateBackendState(src: MigrationSide, dst: MigrationSide, a: InitArgs, io: InitIO, answers: Answers): Promise<Diagnostic[]> {
+  let names: string[];
+  try {
+    names = await src.backend.workspaces();
+  } catch (e) {
+    return [error(`Error inspecting states in the ${JSON.stringify(src.type)} backend:\n    ${(e as Error).message}\n\nPrior to changing backends, Terraform inspects the source and destination\nstates to determine what kind of migration steps need to be taken, if any.\nTerraform failed to load the states. The data in both the source and the\ndestination remain unmodified. Please resolve the above error and try again.`)];
+  }
+  if (names.length === 1 && names[0] === 'default') return migrateWorkspace(src, dst, 'default', a.forceCopy, a, io, answers);
+  if (!a.forceCopy) {
+    const c = await confirm(
+      io,
+      a,
+      answers,
+      `Do you want to migrate all workspaces to ${JSON.stringify(dst.type)}?`,
+      `Both the existing ${JSON.stringify(src.type)} backend and the newly configured ${JSON.stringify(dst.type)} backend\nsupport workspaces. When migrating between backends, Terraform will copy\nall workspaces (with the same names). THIS WILL OVERWRITE any conflicting\nstates in the destination.\n\nTerraform initialization doesn't currently migrate only select workspaces.\nIf you want to migrate a select number of workspaces, you must manually\npull and push those states.\n\nIf you answer "yes", Terraform will migrate all states. If you answer\n"no", Terraform will abort.`,
+    );
+    if (typeof c !== 'boolean') return [c];
+    if (!c) return [error('Migration aborted by user.')];
+  }
+  for (const ws of [...names].sort()) {
+    const d = await migrateWorkspace(src, dst, ws, true, a, io, answers);
+    if (d.length)
+      return [
+        error(
+          `Error migrating the workspace ${JSON.stringify(ws)} from the previous ${JSON.stringify(src.type)} backend\nto the newly configured ${JSON.stringify(dst.type)} backend:\n    ${diagText(d)}\n\nTerraform copies workspaces in alphabetical order. Any workspaces\nalphabetically earlier than this one have been copied. Any workspaces\nlater than this haven't been modified in the destination. No workspaces\nin the source state have been modified.\n\nPlease resolve the error above and run the initialization command again.\nThis will attempt to copy (with permission) all workspaces again.`,
+        ),
+      ];
+  }
+  return [];
+}
+
+/** backendMigrateState_s_s for one workspace. */
+async function migrateWorkspace(src: MigrationSide, dst: MigrationSide, ws: string, force: boolean, a: InitArgs, io: InitIO, answers: Answers): Promise<Diagnostic[]> {
+  const loadErr = (type: string, msg: string) =>
+    error(`Error loading state:\n    ${msg}\n\nTerraform failed to load the default state from the ${JSON.stringify(type)} backend.\nState migration cannot occur unless the state can be loaded. Backend\nmodification and state migration has been aborted. The state in both the\nsource and the destination remain unmodified. Please resolve the\nabove error and try again.`);
+  let sm: StateManager, dm: StateManager;
+  try {
+    sm = (await src.backend.stateMgr(ws)) as StateManager;
+  } catch (e) {
+    return [loadErr(src.type, (e as Error).message)];
+  }
+  let rd = await sm.refresh();
+  if (hasErrors(rd)) return [loadErr(src.type, diagText(rd))];
+  if (!sm.read() || sm.read()!.empty()) return [];
+  try {
+    dm = (await dst.backend.stateMgr(ws)) as StateManager;
+  } catch (e) {
+    return [loadErr(dst.type, (e as Error).message)];
+  }
+  rd = await dm.refresh();
+  if (hasErrors(rd)) return [loadErr(dst.type, diagText(rd))];
+  const locks: [StateManager, string][] = [];
+  try {
+    if (a.lock) {
+      for (const [m, op] of [
+        [sm, 'migration source state'],
+        [dm, 'migration destination state'],
+      ] as const) {
+        const r = await acquireLock(m, newLockInfo(op), a.lockTimeoutMs, () => io.stdout('Acquiring state lock. This may take a few moments...\n'));
+        if (r.id === undefined) return r.diags;
+        locks.push([m, r.id]);
+      }
+      rd = [...(await sm.refresh()), ...(await dm.refresh())];
+      if (hasErrors(rd)) return [loadErr(src.type, diagText(rd))];
+    }
+    const source = sm.read();
+    const dest = dm.read();
+    if (!source || source.empty()) return [];
+    if (!force) {
+      if (!a.input) return [error("Can't ask approval for state migration when interactive input is disabled.\n\nPlease remove the \"-input=false\" option and try again.")];
+      const c =
+        !dest || dest.empty()
+          ? await confirm(
+              io,
+              a,
+              answers,
+              'Do you want to copy existing state to the new backend?',
+              `Pre-existing state was found while migrating the previous ${JSON.stringify(src.type)} backend to the\nnewly configured ${JSON.stringify(dst.type)} backend. No existing state was found in the newly\nconfigured ${JSON.stringify(dst.type)} backend. Do you want to copy this state to the new ${JSON.stringify(dst.type)}\nbackend? Enter "yes" to copy and "no" to start with an empty state.`,
+            )
+          : await confirm(
+              io,
+              a,
+              answers,
+              'Do you want to copy existing state to the new backend?',
+              `Pre-existing state was found while migrating the previous ${JSON.stringify(src.type)} backend to the\nnewly configured ${JSON.stringify(dst.type)} backend. An existing non-empty state already exists in\nthe new backend. Do you want to overwrite the state in the new backend with the previous state?\nEnter "yes" to copy and "no" to start with the existing state in the newly\nconfigured ${JSON.stringify(dst.type)} backend.`,
+            );
+      if (typeof c !== 'boolean') return [c];
+      if (!c) return [];
+    }
+    const meta = sm.meta();
+    const file: StateFile = { terraformVersion: STATE_VERSION, serial: meta.serial, lineage: meta.lineage, state: source };
+    const copyErr = (msg: string) =>
+      error(`Error copying state from the previous ${JSON.stringify(src.type)} backend to the newly configured\n${JSON.stringify(dst.type)} backend:\n    ${msg}\n\nThe state in the previous backend remains intact and unmodified. Please resolve\nthe error above and try again.`);
+    if (dst.backend instanceof LocalBackend) {
+      // statemgr.Filesystem.WriteStateForMigration writes the source's lineage and serial as they are.
+      const out = dst.backend.statePaths(ws).stateOut;
+      const abs = isAbsolute(out) ? out : join(io.cwd, out);
+      try {
+        mkdirSync(dirname(abs), { recursive: true });
+        writeFileSync(abs, writeStateFile(file));
+      } catch (e) {
+        return [copyErr((e as Error).message)];
+      }
+      return [];
+    }
+    const mig = dm as StateManager & { writeForMigration?: (f: StateFile) => void };
+    if (mig.writeForMigration) mig.writeForMigration(file);
+    else dm.write(source);
+    const pd = await dm.persist();
+    if (hasErrors(pd)) return [copyErr(diagText(pd))];
+    return [];
+  } finally {
+    for (const [m, id] of locks.reverse()) await releaseLock(m, id);
+  }
 }

@@ -11,8 +11,9 @@
 // - Nothing here prints on its own except through the Ui it is given.
 
 import { LocalBackend } from '../../backends/local/backend';
-import type { FilesystemStateManager } from '../../backends/local/filesystem';
 import { newLockInfo } from '../../backends/local/filesystem';
+import { CliBackend, type StateManager } from '../../backends/registry';
+import type { FilesystemStateManager } from '../../backends/local/filesystem';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadModuleTree, type LoadResult } from '../../config/load';
@@ -302,16 +303,16 @@ export function recordedLocalBackend(io: CliIO): { path?: string; workspaceDir?:
   }
 }
 
-/** The local backend of the working directory, with the configuration `init` recorded for it. */
-export function localBackend(io: CliIO, opts: BackendOptions = {}): LocalBackend {
-  const rec = recordedLocalBackend(io);
-  return new LocalBackend({
-    cwd: io.cwd,
-    env: io.env,
-    configPath: rec.path,
-    workspaceDir: rec.workspaceDir,
-    statePath: opts.statePath || undefined,
-    backupPath: opts.backupPath,
+/**
+ * The backend of the working directory (Meta.Backend): the one `init` recorded (local, pg, http) when the
+ * configuration's backend block still matches it, else the local backend; opened on first use through
+ * server/backends/registry.ts. Its async methods throw BackendOpenError ("Backend initialization required", a
+ * database that cannot be reached, ...) with Terraform's diagnostics.
+ */
+export function localBackend(io: CliIO, opts: BackendOptions = {}): CliBackend {
+  return new CliBackend({ cwd: io.cwd, env: io.env, statePath: opts.statePath || undefined, backupPath: opts.backupPath }, async () => {
+    const res = await loadModuleTree(io.cwd);
+    return res.module.terraform.find((t) => t.backend)?.backend;
   });
 }
 
@@ -337,7 +338,7 @@ export async function stateCommandManager(io: CliIO, statePath: string, backupFl
 
 /** Locks like clistate.Locker.Lock; on failure prints the diagnostics through `ui` and returns undefined. */
 export async function lockState(
-  mgr: FilesystemStateManager,
+  mgr: StateManager,
   operation: string,
   timeoutMs: number,
   io: CliIO,
@@ -354,7 +355,7 @@ export async function lockState(
   return r.id;
 }
 
-export async function unlockState(mgr: FilesystemStateManager, id: string, ui: Ui): Promise<void> {
+export async function unlockState(mgr: StateManager, id: string, ui: Ui): Promise<void> {
   const d = await releaseLock(mgr, id);
   if (d.length) ui.diagnostics(d);
 }
