@@ -184,6 +184,30 @@ test('completion: a resource body offers the schema arguments (required first, w
   });
 });
 
+test('completion: nested blocks of a schema, directly and through dynamic blocks', async () => {
+  const files = {
+    'main.tf': 'resource "tls_cert_request" "r" {\n  subject {\n    \n  }\n  dynamic "subject" {\n    for_each = []\n    content {\n      \n    }\n  }\n}\n',
+  };
+  await session(files, async (c, ws) => {
+    const uri = ws.uri('main.tf');
+    const subject = ['common_name', 'country', 'locality', 'organization', 'organizational_unit', 'postal_code', 'province', 'serial_number', 'street_address'];
+    const direct = await completion(c, uri, 2, 4);
+    assert.deepEqual(labels(direct), subject);
+    assert.deepEqual(item(direct, 'street_address'), {
+      label: 'street_address',
+      kind: 10,
+      detail: 'list of string, optional',
+      documentation: { kind: 'markdown', value: 'Distinguished name: `STREET`' },
+      sortText: '1street_address',
+      textEdit: { range: range(2, 4, 2, 4), newText: 'street_address = $0' },
+      insertTextFormat: 2,
+    });
+    assert.deepEqual(labels(await completion(c, uri, 7, 6)), subject);
+    const top = await completion(c, uri, 3, 3);
+    assert.equal(item(top, 'subject')?.detail, 'block, list');
+  });
+});
+
 test('completion: resource and data source types in block labels come from the provider schemas', async () => {
   await session(FIXTURE, async (c, ws) => {
     const main = ws.uri('main.tf');
@@ -498,6 +522,17 @@ test('code action: add a missing required argument reported by the provider sche
   });
 });
 
+test('code action: add a module call\'s missing argument, valued after the child variable\'s type', async () => {
+  const files = { 'main.tf': 'module "net" {\n  source = "./net"\n}\n', 'net/variables.tf': 'variable "zones" {\n  type = list(string)\n}\n' };
+  await session(files, async (c, ws) => {
+    const uri = ws.uri('main.tf');
+    const d = await diagnosticWith(c, uri, 'Missing required argument');
+    assert.deepEqual(d.range, range(0, 13, 0, 13));
+    const a = await actions(c, uri, d.range, [d]);
+    assert.deepEqual(a.map((x) => [x.title, x.edit]), [['Add required argument "zones"', { changes: { [uri]: [{ range: range(2, 0, 2, 0), newText: '  zones = []\n' }] } }]]);
+  });
+});
+
 test('code action: declare an undeclared variable in variables.tf, or in the same file', async () => {
   const files = { 'main.tf': 'output "o" {\n  value = var.missing\n}\n', 'variables.tf': 'variable "a" {}\n' };
   await session(files, async (c, ws) => {
@@ -534,6 +569,12 @@ test('code action: replace a deprecated attribute with the one its schema names'
       { title: 'Replace deprecated "number" with "numeric"', kind: 'quickfix', edit: { changes: { [uri]: [{ range: range(2, 2, 2, 8), newText: 'numeric' }] } } },
     ]);
     assert.deepEqual(await actions(c, uri, range(1, 4, 1, 4)), [], 'length is not deprecated');
+    // From the provider's warning, as the client sends it back.
+    const d = await c.waitFor('the deprecation warning', () => c.latest(uri)?.diagnostics.find((x) => x.severity === 2));
+    assert.deepEqual(d.range, range(2, 11, 2, 15));
+    assert.deepEqual(await actions(c, uri, range(0, 0, 0, 0), [d]), [
+      { title: 'Replace deprecated "number" with "numeric"', kind: 'quickfix', diagnostics: [d], edit: { changes: { [uri]: [{ range: range(2, 2, 2, 8), newText: 'numeric' }] } } },
+    ]);
   });
 });
 

@@ -1,7 +1,8 @@
 // textDocument/codeAction: quick fixes.
 //
 // - "Add required argument "x"": for a "Missing required argument" diagnostic (the provider's schema or a
-//   module's variable without default): inserts `x = <empty value of its type>` as the block's last line.
+//   module's variable without default): inserts `x = <empty value of its type>` as the block's last line
+//   (the type from the schema, or from the type constraint of the child module's variable).
 // - "Declare variable "x"": for a reference to an undeclared input variable (its diagnostic, or the cursor on
 //   `var.x`): appends `variable "x" {}` to variables.tf when the module has one, else to the same file.
 // - "Replace deprecated "a" with "b"": for an argument whose schema attribute is deprecated and whose
@@ -49,7 +50,8 @@ export async function codeActions(ws: Workspace, p: CodeActionParams): Promise<C
       if (block) {
         const schemaBlock = schemaOf(schemas, path);
         const a = schemaBlock?.attributes[missing[1]];
-        const e = insertArgument(file.text, block, missing[1], a ? emptyValueText(a) : '""');
+        const value = a ? emptyValueText(a) : block.type === 'module' && path.length === 1 ? moduleArgumentValue(ws, file, block, missing[1]) : '""';
+        const e = insertArgument(file.text, block, missing[1], value);
         if (e) add({ title: `Add required argument "${missing[1]}"`, kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: true, edit: { changes: { [file.uri]: [e] } } });
       }
     }
@@ -137,6 +139,20 @@ function emptyValueText(a: Attribute): string {
     default:
       return '""';
   }
+}
+
+/** A placeholder for a module call's missing argument, from the type constraint of the child's variable. */
+function moduleArgumentValue(ws: Workspace, file: IndexedFile, block: BlockInfo, name: string): string {
+  const dir = ws.dirOf(file.path);
+  const call = findDecl(ws.module(dir), { kind: 'module', dir, name: block.labels[0]?.name ?? '' });
+  const child = call && ws.moduleDir(dir, call.decl);
+  const v = child ? findDecl(ws.module(child), { kind: 'variable', dir: child, name }) : undefined;
+  const type = v?.decl.block.attrs.find((x) => x.name === 'type')?.valueText?.replace(/\s+/g, '') ?? '';
+  if (type === 'number') return '0';
+  if (type === 'bool') return 'false';
+  if (/^(list|set|tuple)\(/.test(type)) return '[]';
+  if (/^(map|object)\(/.test(type)) return '{}';
+  return '""';
 }
 
 /** Inserts `name = value` as the last line of the block's body, indented one level deeper than the block. */
