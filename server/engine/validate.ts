@@ -22,7 +22,7 @@
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import { parseFullyQualified, providerForDisplay } from '../addrs/provider';
-import type { Body, Expression } from '../config/hclbody';
+import type { Body } from '../config/hclbody';
 import { refsOf } from '../config/checks';
 import { ModuleEvaluator } from '../config/evaluate';
 import type { Module, Resource } from '../config/model';
@@ -69,10 +69,11 @@ const IMPURE = /file|template|timestamp|uuid|plantimestamp/;
 /** The provider diagnostics of the validate walk over `root` and its loaded children, sorted by file and position. */
 export async function providerValidationDiagnostics(root: Module, opts: ProviderValidationOptions): Promise<Diagnostic[]> {
   const out: Diagnostic[] = [];
-  const schemas = new Map<string, { provider: Provider; schema: GetProviderSchemaResponse } | undefined>();
-  const schemaOf = async (fqn: string) => {
+  type Entry = { provider: Provider; schema: GetProviderSchemaResponse } | undefined;
+  const schemas = new Map<string, Entry>();
+  const schemaOf = async (fqn: string): Promise<Entry> => {
     if (!schemas.has(fqn)) {
-      let entry: { provider: Provider; schema: GetProviderSchemaResponse } | undefined;
+      let entry: Entry;
       const p = opts.providers(fqn);
       if (p) {
         const s = await p.getProviderSchema();
@@ -88,9 +89,15 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
     const sink: Diagnostic[] = [];
     const ev = new ModuleEvaluator(m, { values, valueRanges: new Map() }, { cwd: opts.cwd, workspace: 'default' }, sink, addr);
     const moduleKey = `${opts.cwd}\u0000${addr}\u0000${localsKey(m)}`;
+    const fqns = new Map<string, string>();
+    const fqnOf = (local: string) => {
+      let f = fqns.get(local);
+      if (f === undefined) fqns.set(local, (f = providerFqn(m, local)));
+      return f;
+    };
     for (const pc of m.providers) {
       if (pc.body.attributes.length === 0 && pc.body.blocks.length === 0) continue;
-      const e = await schemaOf(providerFqn(m, pc.name));
+      const e = await schemaOf(fqnOf(pc.name));
       if (!e) continue;
       const diags: Diagnostic[] = [];
       const config = decodeBody(pc.body, e.schema.provider.block, ev.scope(), diags);
@@ -100,20 +107,22 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
       }
       out.push(...diags);
     }
+    // Schemas first (one asynchronous call per provider), so that cached resources cost no await.
+    for (const r of m.resources) await schemaOf(fqnOf(resourceProviderLocal(r).local));
     for (const r of m.resources) {
       if (opts.skip?.(r)) continue;
-      const fqn = providerFqn(m, resourceProviderLocal(r).local);
-      const e = await schemaOf(fqn);
+      const fqn = fqnOf(resourceProviderLocal(r).local);
+      const e = schemas.get(fqn);
       if (!e) continue;
       const key = cacheKey(r, m, `${fqn}\u0000${moduleKey}`);
       const c = key === undefined ? undefined : bodyCache.get(r.config);
       if (c && c.key === key) {
-        out.push(...c.diags);
+        for (const d of c.diags) out.push(d);
         continue;
       }
       const diags = await validateResource(r, fqn, e.provider, e.schema, ev, opts);
       if (key !== undefined) bodyCache.set(r.config, { key, diags });
-      out.push(...diags);
+      for (const d of diags) out.push(d);
     }
     for (const call of m.moduleCalls.values()) if (call.module) await visit(call.module, `${addr ? addr + '.' : ''}module.${call.name}`);
   };
@@ -212,29 +221,52 @@ function localsKey(m: Module): string {
   return k;
 }
 
+/** What a body's expressions read, found once per body object (bodies are never modified). */
+interface BodyInfo {
+  /** Reads module outputs or calls a function reading files or the clock. */
+  uncacheable: boolean;
+  /** Input variables read. */
+  vars: string[];
+}
+const bodyInfos = new WeakMap<Body, BodyInfo>();
+
+function bodyInfo(body: Body): BodyInfo {
+  let info = bodyInfos.get(body);
+  if (info) return info;
+  info = { uncacheable: false, vars: [] };
+  const vars = new Set<string>();
+  const visitBody = (b: Body) => {
+    for (const a of b.attributes) {
+      if (IMPURE.test(a.expr.text)) info!.uncacheable = true;
+      for (const ref of refsOf(a.expr)) {
+        if (ref.root === 'module') info!.uncacheable = true;
+        else if (ref.root === 'var') {
+          const first = ref.steps[0];
+          if (first && first.kind === 'attr') vars.add(first.name);
+          else info!.uncacheable = true;
+        }
+      }
+    }
+    for (const bl of b.blocks) visitBody(bl.body);
+  };
+  visitBody(body);
+  info.vars = [...vars];
+  bodyInfos.set(body, info);
+  return info;
+}
+
 /**
  * What a resource's validation depends on besides its body object, or undefined when that cannot be told
  * cheaply (module outputs, functions reading files or the clock): such resources are validated every time.
  */
 function cacheKey(r: Resource, m: Module, base: string): string | undefined {
+  const info = bodyInfo(r.config);
+  if (info.uncacheable) return undefined;
   let key = `${base}\u0000${r.mode}.${r.type}\u0000${r.count ? 'c' : ''}${r.forEach ? 'f' : ''}\u0000`;
-  const exprs: Expression[] = [];
-  const collect = (b: Body) => {
-    for (const a of b.attributes) exprs.push(a.expr);
-    for (const bl of b.blocks) collect(bl.body);
-  };
-  collect(r.config);
-  for (const e of exprs) {
-    if (IMPURE.test(e.text)) return undefined;
-    for (const ref of refsOf(e)) {
-      if (ref.root === 'module') return undefined;
-      if (ref.root === 'var') {
-        const first = ref.steps[0];
-        const v = first && first.kind === 'attr' ? m.variables.get(first.name) : undefined;
-        if (!v) return undefined;
-        key += `${v.name}${v.sensitive ? 's' : ''},`;
-      }
-    }
+  for (const name of info.vars) {
+    const v = m.variables.get(name);
+    if (!v) return undefined;
+    if (v.sensitive) key += `${name},`;
   }
   return key;
 }

@@ -6,6 +6,12 @@
 // uses: it forwards analyzeDirectory to the worker and formats on the main thread (fast, synchronous). An
 // analysis that exceeds the time limit is abandoned: the worker is terminated, the call rejects (the
 // scheduler logs it and keeps the previous diagnostics) and the next call starts a fresh worker.
+//
+// Order: the worker runs one analysis at a time; the requests waiting for it are served newest first, since
+// the newest comes from the directory the user touched last (many-module workspaces: the module of the file
+// being edited is analysed before the others). A waiting request for a directory that gets a newer request
+// is answered by the newer one's result (the scheduler would drop the older result anyway). The time limit
+// counts from the moment the worker takes the request.
 
 import { parentPort, Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../diags/diagnostic';
@@ -48,10 +54,20 @@ interface Pending {
 }
 
 /** Main side: an Engine whose analyses run in a worker (see the module comment). */
+interface Queued {
+  dir: string;
+  overlays: Map<string, string>;
+  callers: { resolve(a: DirectoryAnalysis): void; reject(e: Error): void }[];
+}
+
+/** Main side: an Engine whose analyses run in a worker (see the module comment). */
 export class WorkerEngine implements Engine {
   private worker: Worker | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** Requests not yet given to the worker, oldest first (served from the end). */
+  private readonly queue: Queued[] = [];
+  private busy = false;
 
   /** Milliseconds an analysis may take before its worker is terminated. */
   timeoutMs = 30_000;
@@ -76,6 +92,38 @@ export class WorkerEngine implements Engine {
   }
 
   analyzeDirectory(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis> {
+    return new Promise<DirectoryAnalysis>((resolve, reject) => {
+      const i = this.queue.findIndex((q) => q.dir === dir);
+      const callers = i >= 0 ? this.queue.splice(i, 1)[0].callers : [];
+      callers.push({ resolve, reject });
+      this.queue.push({ dir, overlays, callers });
+      this.pump();
+    });
+  }
+
+  /** Gives the newest queued request to the worker when it is idle. */
+  private pump(): void {
+    if (this.busy) return;
+    const q = this.queue.pop();
+    if (!q) return;
+    this.busy = true;
+    const done = () => {
+      this.busy = false;
+      this.pump();
+    };
+    this.send(q.dir, q.overlays).then(
+      (a) => {
+        for (const c of q.callers) c.resolve(a);
+        done();
+      },
+      (e: Error) => {
+        for (const c of q.callers) c.reject(e);
+        done();
+      },
+    );
+  }
+
+  private send(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis> {
     const w = this.ensureWorker();
     const id = this.nextId++;
     return new Promise<DirectoryAnalysis>((resolve, reject) => {
@@ -91,6 +139,7 @@ export class WorkerEngine implements Engine {
   }
 
   dispose(): void {
+    for (const q of this.queue.splice(0)) for (const c of q.callers) c.reject(new Error('the analysis engine was disposed'));
     this.restart();
   }
 

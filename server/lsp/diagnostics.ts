@@ -20,8 +20,9 @@
 // files, with LSP source PREVIEW_SOURCE so the user can tell them apart. A new set replaces the previous set
 // of that directory, and only documents whose merged result changed are republished.
 
+import { readFileSync } from 'node:fs';
 import { sep } from 'node:path';
-import type { Diagnostic } from 'vscode-languageserver';
+import type { CancellationToken, Diagnostic } from 'vscode-languageserver';
 import type { Diagnostic as EngineDiagnostic } from '../diags/diagnostic';
 import { LineIndex, PREVIEW_DIAGNOSTIC_SOURCE, toLspDiagnostic } from './convert';
 import type { OpenDocument, OpenDocuments } from './documents';
@@ -103,16 +104,20 @@ export class DiagnosticsScheduler {
   }
 
   /** Pull mode: the current diagnostics of `uri`, waiting for a pending or running analysis to finish. */
-  async pull(uri: string): Promise<Diagnostic[]> {
+  async pull(uri: string, token?: CancellationToken): Promise<Diagnostic[]> {
     const doc = this.documents.get(uri);
     if (!doc || doc.dir === undefined) return [];
     const st = this.state(doc.dir);
     this.pulling.set(uri, (this.pulling.get(uri) ?? 0) + 1);
     try {
-      // Bounded: under a constant stream of edits, answer with the newest finished analysis.
-      for (let i = 0; i < 5 && st.doneGen !== st.gen && !this.disposed; i++) {
+      // Bounded: under a constant stream of edits, answer with the newest finished analysis. A cancelled
+      // pull stops waiting at once (the handler answers RequestCancelled).
+      for (let i = 0; i < 5 && st.doneGen !== st.gen && !this.disposed && !token?.isCancellationRequested; i++) {
         if (!st.timer && !st.running) this.start(doc.dir);
-        await new Promise<void>((resolve) => st.waiters.push(resolve));
+        await new Promise<void>((resolve) => {
+          st.waiters.push(resolve);
+          token?.onCancellationRequested(() => resolve());
+        });
       }
     } finally {
       const n = (this.pulling.get(uri) ?? 1) - 1;
@@ -260,14 +265,45 @@ export class DiagnosticsScheduler {
     let count = 0;
     if (results) for (const l of results.diagnostics.values()) count += l.length;
     this.sink.status({ directory: dir, durationMs, diagnostics: count + (results?.general.length ?? 0), failure });
-    if (st.gen !== gen) return; // overtaken by an edit; a newer analysis is scheduled
+    if (st.gen !== gen) {
+      // Overtaken by edits: the results are dropped and the scheduled analysis runs, unless the texts are
+      // what was analysed (documents opened with their saved text, an edit undone): then they are current.
+      if (!results || !this.sameInputs(dir, texts)) return;
+      clearTimeout(st.timer);
+      st.timer = undefined;
+      st.edited.clear();
+    }
     if (results) {
       st.results = results;
       st.texts = texts;
     }
-    st.doneGen = gen;
+    st.doneGen = st.gen;
     this.deliver(dir, st);
     for (const w of st.waiters.splice(0)) w();
+  }
+
+  /**
+   * Whether the analysis inputs of `dir` are still `texts` (the overlays an analysis ran with): every open
+   * document's text is its overlay there, or, when it had none, the file's text on disk; and every overlay of
+   * a document closed since equals the file on disk.
+   */
+  private sameInputs(dir: string, texts: ReadonlyMap<string, string>): boolean {
+    const disk = (p: string) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    const open = new Set<string>();
+    for (const d of this.documents.inDirectory(dir)) {
+      if (d.path === undefined) continue;
+      open.add(d.path);
+      const t = texts.get(d.path);
+      if (t !== undefined ? t !== d.text : disk(d.path) !== d.text) return false;
+    }
+    for (const [p, t] of texts) if (!open.has(p) && disk(p) !== t) return false;
+    return true;
   }
 
   private deliver(dir: string, st: DirState): void {

@@ -1,8 +1,13 @@
 // Logging and the error boundary of the LSP edge.
 //
 // Contract: every handler registered in server.ts is wrapped by guard(); an exception escaping a handler is
-// a bug, so it is logged with its stack to the client's output channel and the handler answers with its
-// fallback (what it has), never crashing the server nor leaving the request unanswered.
+// a bug, so it is logged with its stack to the client's output channel, and the server never crashes nor
+// leaves a request unanswered: a request answers with a JSON-RPC error (InternalError, "<method> failed:
+// <message>"); a notification (whose fallback is undefined: there is nothing to answer) is dropped. A
+// ResponseError the handler throws on purpose (RequestCancelled, ServerCancelled) is answered as it is,
+// without logging.
+
+import { ErrorCodes, ResponseError } from 'vscode-languageserver';
 
 export interface Logger {
   info(message: string): void;
@@ -13,7 +18,10 @@ export function describeError(e: unknown): string {
   return e instanceof Error ? (e.stack ?? e.message) : String(e);
 }
 
-/** Wraps `fn` so that a throw or rejection is logged and replaced by `fallback()`. */
+/**
+ * Wraps `fn` so that a throw or rejection is logged and answered with an error (requests) or dropped
+ * (notifications: `fallback()` is undefined). `fallback` names what the method answers when it has nothing.
+ */
 export function guard<A extends unknown[], R>(
   log: Logger,
   method: string,
@@ -24,8 +32,11 @@ export function guard<A extends unknown[], R>(
     try {
       return await fn(...args);
     } catch (e) {
+      if (e instanceof ResponseError) throw e;
       log.error(`${method} failed: ${describeError(e)}`);
-      return fallback();
+      const answer = fallback();
+      if (answer === undefined) return answer;
+      throw new ResponseError(ErrorCodes.InternalError, `${method} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
 }

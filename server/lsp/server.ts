@@ -57,7 +57,7 @@ export function startServer(connection: Connection, engine: Engine = defaultEngi
   connection.onDidCloseTextDocument(guard(log, 'didClose', () => undefined, (p) => didClose(session, p)));
   connection.onDidChangeWatchedFiles(guard(log, 'didChangeWatchedFiles', () => undefined, (p) => didChangeWatchedFiles(session, p)));
   connection.languages.diagnostics.on(
-    guard(log, 'diagnostic', () => ({ kind: 'full' as const, items: [] }), (p) => diagnostic(session, p)),
+    guard(log, 'diagnostic', () => ({ kind: 'full' as const, items: [] }), (p, token) => diagnostic(session, p, token)),
   );
   connection.onDocumentFormatting(guard(log, 'formatting', () => [], (p) => formatting(session, p)));
   connection.onDocumentSymbol(guard(log, 'documentSymbol', () => [], (p) => documentSymbol(session, p)));

@@ -22,6 +22,9 @@ function workspace(files: Record<string, string> = {}): { dir: string; uri(name:
   return { dir, uri: (n) => pathToFileURL(join(dir, n)).href, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The analysis's diagnostics alone: the preview plan (its own tests) would add plan-time ones. */
+const NO_PREVIEW = { debounceMs: 10, preview: false };
+
 /** One expected diagnostic: [startLine, startChar, endLine, endChar] (0-based, LSP), message, source. */
 type Want = [[number, number, number, number], string, string?];
 
@@ -151,7 +154,7 @@ test('provider diagnostics are pushed with the exact range and message of each k
   const ws = workspace(Object.fromEntries(Object.entries(FILES).map(([n, f]) => [n, f.text])));
   const c = new TestClient();
   try {
-    await c.initialize();
+    await c.initialize({}, NO_PREVIEW);
     for (const [name, f] of Object.entries(FILES)) await c.open(ws.uri(name), f.text);
     // All files of the directory are analysed together; wait for the one analysis that covers them all.
     const got = await c.waitFor('diagnostics of every file', () => {
@@ -189,7 +192,7 @@ test('pull diagnostics give the same provider diagnostics as push', async () => 
   const ws = workspace(Object.fromEntries(Object.entries(FILES).map(([n, f]) => [n, f.text])));
   const c = new TestClient();
   try {
-    await c.initialize({ textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } });
+    await c.initialize({ textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } }, NO_PREVIEW);
     for (const [name, f] of Object.entries(FILES)) await c.open(ws.uri(name), f.text);
     for (const [name, f] of Object.entries(FILES)) {
       if (name === 'tls.tf') continue;
@@ -207,7 +210,7 @@ test('fixing the attribute clears its provider diagnostic; only the edited docum
   const ws = workspace({ 'a.tf': FILES['data.tf'].text, 'b.tf': FILES['random.tf'].text });
   const c = new TestClient();
   try {
-    await c.initialize();
+    await c.initialize({}, NO_PREVIEW);
     await c.open(ws.uri('a.tf'), FILES['data.tf'].text);
     await c.open(ws.uri('b.tf'), FILES['random.tf'].text);
     await c.waitFor('both published', () => c.latest(ws.uri('a.tf'))?.diagnostics.length && c.latest(ws.uri('b.tf'))?.diagnostics.length);
@@ -251,10 +254,24 @@ test('the ranges of provider schema errors equal terraform validate -json', asyn
       .map((d): Want => [[d.range.start.line - 1, d.range.start.column - 1, d.range.end.line - 1, d.range.end.column - 1], `${d.summary}\n\n${d.detail}`, 'provider'])
       .sort((a, b) => a[0][0] - b[0][0] || a[0][1] - b[0][1]);
     assert.equal(want.length, 3, tf.stdout);
-    await c.initialize();
+    await c.initialize({}, NO_PREVIEW);
     await c.open(ws.uri('main.tf'), text);
     const p = await c.waitFor('diagnostics', () => c.latest(ws.uri('main.tf')));
     assert.deepEqual(simplify(p.diagnostics), want);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('an untrusted workspace still gets the built-in providers’ validation (our own code)', async () => {
+  const ws = workspace({ 'main.tf': FILES['random.tf'].text });
+  const c = new TestClient();
+  try {
+    await c.initialize({}, { ...NO_PREVIEW, trusted: false });
+    await c.open(ws.uri('main.tf'), FILES['random.tf'].text);
+    const p = await c.waitFor('diagnostics', () => c.latest(ws.uri('main.tf')));
+    assert.deepEqual(simplify(p.diagnostics), FILES['random.tf'].want);
   } finally {
     await c.stop();
     ws.done();
