@@ -248,7 +248,7 @@ export async function configureBackend(type: string, attrs: Record<string, unkno
   } else if (type === 'http') {
     const mod = await loadHttp();
     if (!mod) return { diagnostics: [error('Unsupported backend', 'The http backend is not available in this build of Foresight.')] };
-    r = mod.configureHttpBackend(attrs, o.env);
+    r = mod.configureHttpBackend(attrs, o.env, { cwd: o.cwd });
   } else return { diagnostics: [error('Invalid backend type', `There is no backend type named ${JSON.stringify(type)}.`)] };
   if (!r.backend) return r;
   const prep = (r.backend as { prepare?: () => Promise<Diagnostic[]> }).prepare;
@@ -259,12 +259,11 @@ export async function configureBackend(type: string, attrs: Record<string, unkno
   return r;
 }
 
-type HttpModule = { configureHttpBackend(attrs: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): { backend?: Workspaces; diagnostics: Diagnostic[] } };
+type HttpModule = { configureHttpBackend(attrs: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>, opts?: { cwd?: string }): { backend?: Workspaces; diagnostics: Diagnostic[] } };
 async function loadHttp(): Promise<HttpModule | undefined> {
   try {
-    // The http backend is built by another author; until its index exists the bundle must still build.
-    const name = './http/index';
-    return (await import(/* @vite-ignore */ name)) as HttpModule;
+    // A literal specifier, so esbuild bundles the http backend (an import of a variable stays a runtime lookup).
+    return (await import('./http/index')) as HttpModule;
   } catch {
     return undefined;
   }
