@@ -506,7 +506,8 @@ class Extension {
       this.resources.update(r.changes, state, r.diagnostics, r.runId);
       this.renderStatus();
       const text = r.summary ? (isEmptySummary(r.summary) ? 'No changes. Your infrastructure matches the configuration.' : `Plan: ${summaryLine(r.summary)}.`) : 'Plan complete.';
-      void vscode.window.setStatusBarMessage(`Foresight: ${text}`, 10000);
+      this.statusMessage?.dispose();
+      this.statusMessage = vscode.window.setStatusBarMessage(`Foresight: ${text}`, 10000);
     } else {
       this.resources.update(r.changes ?? [], await this.loadState(dir), r.diagnostics, r.runId);
       this.reportFinished(r, 'Plan');
@@ -546,7 +547,10 @@ class Extension {
     return this.applyPlan(plan);
   }
 
+  private statusMessage: vscode.Disposable | undefined;
+
   private async applyPlan(plan: RunInfo): Promise<RunInfo> {
+    this.statusMessage?.dispose();
     const r = await this.withRun('apply', plan.directory, 'Applying', () =>
       this.request<RunInfo>(ApplyRunRequest.method, { planRunId: plan.runId } satisfies ApplyRunRequest.Params),
     );

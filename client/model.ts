@@ -225,9 +225,26 @@ export function resourceDescription(r: ResourceNode): string {
     counts.set(a, (counts.get(a) ?? 0) + 1);
   }
   const order: PlannedAction[] = ['create', 'update', 'replace', 'delete', 'read', 'forget', 'no-op'];
-  const parts = order.filter((a) => counts.has(a)).map((a) => `${actionSymbol(a).trim() || '='}${counts.get(a)}`);
+  const parts = order.filter((a) => counts.has(a) && a !== 'no-op').map((a) => `${actionSymbol(a)}${counts.get(a)}`);
+  if (counts.has('no-op')) parts.push(parts.length ? `=${counts.get('no-op')}` : 'no changes');
   const text = `${r.instances.length} instance${r.instances.length === 1 ? '' : 's'}${parts.length ? ': ' + parts.join(' ') : ''}`;
   return r.errors.length ? `${text} · ${r.errors.length} error${r.errors.length === 1 ? '' : 's'}` : text;
+}
+
+/** Description of a module: counts of its instances' planned actions (`+1 ~2`), or `no changes`. */
+export function moduleDescription(m: ModuleNode): string {
+  const counts = new Map<string, number>();
+  const walk = (x: ModuleNode) => {
+    for (const r of x.resources) for (const i of r.instances) {
+      const a = i.change?.action;
+      if (a && a !== 'no-op') counts.set(a, (counts.get(a) ?? 0) + 1);
+    }
+    x.modules.forEach(walk);
+  };
+  walk(m);
+  const order: PlannedAction[] = ['create', 'update', 'replace', 'delete', 'read', 'forget'];
+  const parts = order.filter((a) => counts.has(a)).map((a) => `${actionSymbol(a)}${counts.get(a)}`);
+  return parts.length ? parts.join(' ') : 'no changes';
 }
 
 /** The most significant action among a resource's instances (for its icon). */

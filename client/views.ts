@@ -9,6 +9,7 @@ import {
   contextValue,
   dominantAction,
   instanceDescription,
+  moduleDescription,
   resourceDescription,
   runLabel,
   soleInstance,
@@ -82,14 +83,7 @@ export class ResourcesTree implements vscode.TreeDataProvider<TreeNode> {
       item.id = `m:${n.address}`;
       item.iconPath = new vscode.ThemeIcon('package');
       item.contextValue = contextValue(n);
-      const all: (PlannedAction | undefined)[] = [];
-      const walk = (x: ModuleNode) => {
-        for (const r of x.resources) for (const i of r.instances) all.push(i.change?.action);
-        x.modules.forEach(walk);
-      };
-      walk(n);
-      const changed = all.filter((a) => a && a !== 'no-op').length;
-      item.description = changed ? `${changed} to change` : '';
+      item.description = moduleDescription(n);
       item.tooltip = n.address;
       return item;
     }

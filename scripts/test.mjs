@@ -46,4 +46,17 @@ await esbuild.build({
 const outs = files.map((f) => join(outdir, f.replace(/\.ts$/, '.js')));
 const r = spawnSync('node', ['--test', '--test-reporter=spec', ...outs], { stdio: 'inherit' });
 rmSync(outdir, { recursive: true, force: true });
-process.exit(r.status ?? 1);
+// Without a filter, also the extension in a real VS Code (code-server, installed into .vscode-test/ on first
+// use) and the Playwright UI test: scripts/vscode-e2e/run-client-tests.mjs and test/ui/ui.mjs.
+// FORESIGHT_SKIP_E2E=1 leaves them out (e.g. on machines without apt).
+let e2e = 0;
+if (filters.length === 0 && process.env.FORESIGHT_SKIP_E2E) {
+  console.log('# NOTICE: FORESIGHT_SKIP_E2E is set: the extension tests in code-server and the UI test did not run');
+} else if (filters.length === 0) {
+  console.log('# extension tests in code-server');
+  const ext = spawnSync('node', ['scripts/vscode-e2e/run-client-tests.mjs'], { stdio: 'inherit' }).status ?? 1;
+  console.log('# UI test (Playwright)');
+  const ui = spawnSync('node', ['test/ui/ui.mjs', '--skip-install'], { stdio: 'inherit' }).status ?? 1;
+  e2e = ext || ui;
+}
+process.exit(r.status || e2e);

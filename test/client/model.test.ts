@@ -11,6 +11,7 @@ import {
   duration,
   instanceDescription,
   mergeProgress,
+  moduleDescription,
   moduleSteps,
   resourceDescription,
   runArgs,
@@ -57,11 +58,15 @@ test('the tree groups instances under resources under modules, with state-only i
   const diags = [{ severity: 'error' as const, summary: 'Invalid value', file: '/w/main.tf', range: { start: { line: 18, character: 4 }, end: { line: 18, character: 9 } } }];
   const root = buildTree(changes, [stateOf(changes[1]), stateOf(changes[2]), stateOf(gone)], diags);
   assert.deepEqual(root.modules.map((m) => m.label), ['module.greeting']);
+  assert.equal(moduleDescription(root.modules[0]), '-/+1');
+  assert.equal(moduleDescription(root), '+1 ~1 -/+1 <=1');
+  assert.equal(moduleDescription(buildTree([change('a.b', 'no-op')], [])), 'no changes');
   assert.deepEqual(root.resources.map((r) => r.label), ['data.terraform_remote_state.x', 'terraform_data.old', 'terraform_data.server']);
   const server = root.resources[2];
   assert.deepEqual(server.instances.map((i) => i.label), ['[0]', '[1]', '[10]'], 'numeric keys in numeric order');
   assert.equal(server.errors.length, 1, 'the diagnostic inside the block is the resource\'s');
   assert.equal(resourceDescription(server), '3 instances: +1 ~1 =1 · 1 error');
+  assert.equal(resourceDescription(buildTree([change('a.b[0]', 'no-op'), change('a.b[1]', 'no-op')], []).resources[0]), '2 instances: no changes');
   assert.equal(instanceDescription(server.instances[0]), '~ 2 attributes · in state');
   assert.equal(instanceDescription(server.instances[1]), '+ create');
   assert.equal(contextValue(server.instances[0]), 'instance managed inState changed');

@@ -116,7 +116,7 @@ suite('Foresight extension', () => {
     // Resources tree: modules → resources → instances, each "+ create".
     const top = api.resources.getChildren();
     assert.deepEqual(labels(top), [
-      'module.greeting — 1 to change',
+      'module.greeting — +1',
       'terraform_data.bucket — 2 instances: +2',
       'terraform_data.server — 3 instances: +3',
     ]);
