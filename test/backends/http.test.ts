@@ -610,3 +610,36 @@ test('state migration: onto an empty backend a new lineage with serial 1 (as ter
     assert.deepEqual([f2.serial, f2.lineage], [8, src.lineage]);
   });
 });
+
+test('apply cadence: the state is POSTed when a change comes at least one interval after the clock started (StateHook rule), never per change', async () => {
+  await withServer(async (srv) => {
+    const mgr = await configureHttpBackend({ address: `${srv.base}/state` }, {}, { persistIntervalMs: 300 }).backend!.stateMgr('default');
+    await mgr.refresh();
+    const sync = new SyncState(new State(), mgr.journalListener(new State()));
+    const posts = () => srv.requests.filter((q) => q.method === 'POST').length;
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    sync.apply(resourceChange(0)); // starts the clock
+    sync.apply(resourceChange(1));
+    await sync.flush();
+    assert.equal(posts(), 0);
+    await wait(350);
+    sync.apply(resourceChange(2)); // >= interval since the clock started: persisted
+    await sync.flush();
+    assert.equal(posts(), 1);
+    sync.apply(resourceChange(3)); // the clock restarted at that persist
+    await sync.flush();
+    assert.equal(posts(), 1);
+    await wait(350);
+    sync.apply(resourceChange(4));
+    sync.apply(resourceChange(5));
+    await sync.flush();
+    assert.equal(posts(), 2);
+    mgr.write(await sync.close());
+    assert.deepEqual(await mgr.persist(), []);
+    assert.equal(posts(), 3);
+    assert.deepEqual(readStateFile(srv.state!.toString('utf8')).file!.serial, 3);
+    // TF_STATE_PERSIST_INTERVAL applies only above Terraform's 20 s minimum.
+    const interval = async (v: string) => (await configureHttpBackend({ address: `${srv.base}/state` }, { TF_STATE_PERSIST_INTERVAL: v }).backend!.stateMgr('default')).persistInterval;
+    assert.deepEqual([await interval('45'), await interval('5'), await interval('x'), await interval('')], [45000, 20000, 20000, 20000]);
+  });
+});

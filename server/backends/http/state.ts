@@ -69,6 +69,11 @@ export class HttpStateManager implements Full {
     }
   }
 
+  /** The persist interval during an apply, in ms. */
+  get persistInterval(): number {
+    return this.persistIntervalMs;
+  }
+
   /** Where this manager journals an apply (undefined without a data directory). */
   get journalPath(): string | undefined {
     return this.journalFile;
