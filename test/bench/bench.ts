@@ -21,6 +21,7 @@
 import { benchObjchange } from './objchange-bench';
 import { benchProviderCalls } from './provider-bench';
 import { benchEngine } from './engine-bench';
+import { benchLsp } from './lsp-bench';
 import { benchPlugin } from './plugin-bench';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -333,6 +334,7 @@ async function main(): Promise<void> {
     // Engine: plan / apply / no-op plan through the real command line, against terraform.
     rows.push(...(await benchEngine({ keep: o.keep })));
     rows.push(...(await benchPlugin()));
+    rows.push(...(await benchLsp({ keep: o.keep }))); // the language server over stdio (lsp-bench.ts)
 
     // 4. Terraform, for comparison.
     if (terraformOnPath()) {
