@@ -221,8 +221,22 @@ class PreviewController {
     return st;
   }
 
+  /** The previewed root modules that load `dir` as a local child module. */
+  private rootsOf(dir: string): string[] {
+    const roots: string[] = [];
+    for (const [root, st] of this.dirs) if (root !== dir && st.data?.moduleDirs.includes(dir)) roots.push(root);
+    return roots;
+  }
+
   private schedule(dir: string, delay = this.options.previewDebounceMs ?? 400): void {
     if (!this.previewEnabled) return;
+    // A child module is previewed through the roots that call it (its variables come from them).
+    const roots = this.rootsOf(dir);
+    if (roots.length) {
+      if (this.dirs.get(dir)?.data) this.forget(dir);
+      for (const r of roots) this.schedule(r, delay);
+      return;
+    }
     const st = this.state(dir);
     if (st.timer) clearTimeout(st.timer);
     st.timer = setTimeout(() => {
@@ -281,7 +295,9 @@ class PreviewController {
     for (const [dir, st] of this.dirs) {
       const f = st.files.get(path);
       if (!f || !st.data) continue;
-      const score = (st.data.complete ? 2 : 0) + (path.startsWith(dir + '/') && !path.slice(dir.length + 1).includes('/') ? 1 : 0);
+      // A child module's file is shown from the root that calls it rather than from a preview of its own.
+      const own = path.startsWith(dir + '/') && !path.slice(dir.length + 1).includes('/');
+      const score = (st.data.complete ? 2 : 0) + (own ? 0 : 1);
       if (!best || score > best.score) best = { dir, f, score };
     }
     return best;

@@ -62,6 +62,8 @@ export interface PreviewData {
   /** LSP diagnostics by absolute file path (for DiagnosticsScheduler.setPreviewDiagnostics). */
   lspDiagnostics: [string, LspDiagnostic[]][];
   files: [string, FilePresentation][];
+  /** Directories of the local child modules the configuration loaded (their files are shown from this preview). */
+  moduleDirs: string[];
   /** Figures of this preview: wall time, PlanResourceChange calls answered from the cache / made. */
   stats: { durationMs: number; planCalls: number; cacheHits: number };
 }
@@ -203,6 +205,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     diagnostics: diags.map((d) => runDiagnostic(d, dir, src)),
     lspDiagnostics: [],
     files: [],
+    moduleDirs: [],
     stats: { durationMs: performance.now() - t0, ...counters },
   });
   const cfg = await loadConfig(io, false, overlays);
@@ -257,8 +260,17 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
       src,
     ),
     files: [...p.files],
+    moduleDirs: childDirs(cfg.module),
     stats: { durationMs: performance.now() - t0, ...counters },
   };
+}
+
+function childDirs(m: Module, out: string[] = []): string[] {
+  for (const c of m.moduleCalls.values()) {
+    if (c.dir && !out.includes(c.dir)) out.push(c.dir);
+    if (c.module) childDirs(c.module, out);
+  }
+  return out;
 }
 
 // ---- runs --------------------------------------------------------------------------------------------------
