@@ -114,20 +114,22 @@ if (process.argv[1] && process.argv[1].endsWith('pg.mjs')) {
     console.log(r.bin ?? `not installed: ${r.reason}`);
     process.exit(r.bin ? 0 : 1);
   } else if (cmd === 'run') {
-    const pg = await startPg();
-    if (pg.skip) {
-      console.error(pg.skip);
-      process.exit(1);
-    }
-    console.log(pg.connStr);
-    process.on('SIGINT', () => {
-      pg.stop();
-      process.exit(0);
-    });
-    process.stdin.resume();
-    process.stdin.on('end', () => {
-      pg.stop();
-      process.exit(0);
+    // No top-level await: tests bundle this file as CommonJS.
+    startPg().then((pg) => {
+      if (pg.skip) {
+        console.error(pg.skip);
+        process.exit(1);
+      }
+      console.log(pg.connStr);
+      process.on('SIGINT', () => {
+        pg.stop();
+        process.exit(0);
+      });
+      process.stdin.resume();
+      process.stdin.on('end', () => {
+        pg.stop();
+        process.exit(0);
+      });
     });
   } else {
     console.error('usage: node scripts/pg.mjs install|run');

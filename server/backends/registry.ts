@@ -18,7 +18,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { error, type Diagnostic } from '../diags/diagnostic';
 import type { Expression } from '../config/hclbody';
-import { goQuote, TERRAFORM_VERSION } from '../states/statefile';
+import { TERRAFORM_VERSION } from '../states/statefile';
+import { goQuote } from '../lang/goquote';
 import type { Full, Workspaces } from '../states/statemgr';
 import type { ChangeListener, State } from '../states/state';
 import { LocalBackend } from './local/backend';
@@ -419,3 +420,9 @@ export class CliBackend {
   }
 }
 
+
+/** The diagnostics of a failure to open the backend (BackendOpenError), or the error's text as one diagnostic. */
+export function backendErrorDiagnostics(e: unknown): Diagnostic[] {
+  if (e instanceof BackendOpenError) return e.diagnostics;
+  return [error((e as Error)?.message ?? String(e))];
+}

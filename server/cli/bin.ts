@@ -1,12 +1,21 @@
 // Process entry of dist/cli.js: runs the command line with the real process streams and sets the exit status.
 import { processIO } from './io';
 import { main } from './main';
+import { BackendOpenError } from '../backends/registry';
+import { renderDiagnosticsView } from '../diags/render';
 
 main(process.argv.slice(2), processIO()).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
+    // A backend that cannot be opened (init required, database unreachable) where a command did not catch it:
+    // Terraform's diagnostics, exit 1.
+    if (err instanceof BackendOpenError) {
+      process.stderr.write(renderDiagnosticsView(err.diagnostics, { color: !process.argv.includes('-no-color') }));
+      process.exitCode = 1;
+      return;
+    }
     // A bug, not a user error: say so plainly and fail.
     process.stderr.write(`foresight: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 11;

@@ -25,7 +25,7 @@
 //      paragraph; then a blank line and "Terraform has been successfully initialized!".
 // Exit status 0 on success, 1 on any error.
 
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors, warning } from '../diags/diagnostic';
@@ -707,7 +707,8 @@ async function initBackend(dir: string, res: LoadResult, a: InitArgs, io: InitIO
     const dst = await configureBackend('local', {}, openOpts);
     const md = await migrateBackendState({ type: saved.type, backend: src.backend }, { type: 'local', backend: dst.backend! }, a, io, answers);
     if (md.length) return { diagnostics: md };
-    rmSync(backendStatePath(dir, env), { force: true });
+    // Terraform keeps the file, without its backend.
+    writeFileSync(backendStatePath(dir, env), `{\n  "version": 3,\n  "terraform_version": "${STATE_VERSION}"\n}`);
     say(`[reset][green]\n\nSuccessfully unset the backend ${JSON.stringify(saved.type)}. Terraform will now operate locally.`);
     return { diagnostics: diags };
   }
@@ -893,6 +894,7 @@ async function migrateBackendState(src: MigrationSide, dst: MigrationSide, a: In
   }
   if (names.length === 1 && names[0] === 'default') return migrateWorkspace(src, dst, 'default', a.forceCopy, a, io, answers);
   if (!a.forceCopy) {
+    if (!a.input) return [error("Can't ask approval for state migration when interactive input is disabled.\n\nPlease remove the \"-input=false\" option and try again.")];
     const c = await confirm(
       io,
       a,

@@ -27,6 +27,7 @@ import { startBuiltinProvider } from '../providers/builtin';
 import type { Provider } from '../providers/provider';
 import { State } from '../states/state';
 import type { FilesystemStateManager } from '../backends/local/filesystem';
+import { backendErrorDiagnostics } from '../backends/registry';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
 import { colorize, localBackend, makeUi, parseFlags, unlockState, type FlagKind } from './state/meta';
@@ -318,7 +319,13 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
   const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined });
   if (a.stateOutPath) (b as unknown as { opts: { stateOutPath: string } }).opts.stateOutPath = a.stateOutPath;
   const ws = b.currentWorkspace();
-  const mgr = await b.stateMgr(ws);
+  let mgr: FilesystemStateManager;
+  try {
+    mgr = await b.stateMgr(ws);
+  } catch (e) {
+    view.diagnostics(backendErrorDiagnostics(e), { color: a.color });
+    return 1;
+  }
   const ui = makeUi(io, a.color);
   const opName = verb === 'plan' ? 'OperationTypePlan' : verb === 'refresh' ? 'OperationTypeRefresh' : 'OperationTypeApply';
   let lockId: string | undefined;
@@ -490,7 +497,13 @@ async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO):
   const module = pf.config;
   const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined });
   const ws = b.currentWorkspace();
-  const mgr = await b.stateMgr(ws);
+  let mgr: FilesystemStateManager;
+  try {
+    mgr = await b.stateMgr(ws);
+  } catch (e) {
+    view.diagnostics(backendErrorDiagnostics(e), { color: a.color });
+    return 1;
+  }
   const ui = makeUi(io, a.color);
   let lockId: string | undefined;
   if (a.lock) {

@@ -193,6 +193,12 @@ export class PgStateManager implements Full {
   private journal: JournalWriter | undefined;
   private journalState: State | undefined;
   private lastPersist = 0;
+  /**
+   * Set by writeForMigration: the next persist writes the source's serial and lineage exactly. (Terraform 1.11.4's
+   * remote.State re-reads a missing row and starts a new lineage at serial 1, or bumps the serial over an existing
+   * row; Foresight keeps both, so a migration loses nothing.)
+   */
+  private migrated = false;
 
   /** Bytes of state text upserted by this manager (the benchmark reads it). */
   bytesWritten = 0;
@@ -239,6 +245,7 @@ export class PgStateManager implements Full {
   /** WriteStateForMigration(force): takes the source's state, lineage and serial as they are. */
   writeForMigration(f: StateFile): void {
     this.file = { terraformVersion: TERRAFORM_VERSION, serial: f.serial, lineage: f.lineage, state: f.state.deepCopy() };
+    this.migrated = true;
   }
 
   // ---- Refresher --------------------------------------------------------------------------------------------------
@@ -287,7 +294,9 @@ export class PgStateManager implements Full {
     if (!this.file) return [];
     const canon = canonicalState(this.file.state);
     let { serial, lineage } = this.file;
-    if (this.readFile) {
+    if (this.migrated) {
+      this.migrated = false;
+    } else if (this.readFile) {
       if (this.readCanon === undefined) this.readCanon = canonicalState(this.readFile.state);
       const unchanged = canon === this.readCanon && this.readFile.lineage !== '' && lineage === this.readFile.lineage && this.readFile.serial !== 0 && serial === this.readFile.serial;
       if (unchanged) {
