@@ -7,7 +7,7 @@
 //   - 'invalid-plan'        PlanResourceChange changes a configured (non-computed) string attribute.
 //   - 'inconsistent-apply'  ApplyResourceChange returns a different value for a known planned string attribute.
 //   - 'wrong-type'          PlanResourceChange's planned_state carries a number where the schema says string.
-//   - 'panic'               PlanResourceChange makes the process exit at once (status 2, a Go-like panic on stderr).
+//   - 'panic'               PlanResourceChange kills the process at once (a Go-like panic trace on stderr first).
 //   - 'hang'                PlanResourceChange never answers until StopProvider is called; then it answers an
 //                           error diagnostic.
 // Every kind only acts on resources that are being created or updated (not on destroys), and only from the
@@ -55,8 +55,10 @@ export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
       const res = await p.planResourceChange(req);
       if (req.proposedNewState.isNull) return res;
       if (kind === 'panic') {
+        // Like a Go panic: the trace on stderr (synchronous for pipes), then the process dies without closing
+        // its connections (SIGKILL), so the client sees the transport vanish (gRPC UNAVAILABLE).
         process.stderr.write('panic: misbehaving provider: PlanResourceChange\n\ngoroutine 1 [running]:\nmain.main()\n');
-        process.exit(2);
+        process.kill(process.pid, 'SIGKILL');
       }
       if (kind === 'hang') {
         await stopped;
