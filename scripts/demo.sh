@@ -2,8 +2,13 @@
 # `npm run demo`: builds Foresight and runs its main job on the example workspace (examples/), as a new user
 # would: validate and format-check the configuration, evaluate expressions in the console against it, then
 # init, plan and apply a copy of it (local state, built-in providers, nothing downloaded) and show the result.
+# Then it installs the extension into a local VS Code (code-server in .vscode-test/), opens a fresh copy of
+# the example workspace and prints the 127.0.0.1 URL, serving until Ctrl-C (scripts/vscode-e2e/demo-serve.mjs).
+# `npm run demo -- --no-serve` (or FORESIGHT_DEMO_NO_SERVE=1) stops after the command-line part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+serve=1
+if [ "${1:-}" = "--no-serve" ] || [ -n "${FORESIGHT_DEMO_NO_SERVE:-}" ]; then serve=0; fi
 npm run --silent build
 root=$(pwd)
 cli() { node "$root/dist/cli.js" "$@"; }
@@ -37,3 +42,9 @@ run apply -input=false tfplan
 run output
 run state list
 run plan -input=false -detailed-exitcode && echo "(no changes: exit 0)"
+
+cd "$root"
+if [ "$serve" = 1 ]; then
+  echo; echo "# the extension in VS Code"
+  node scripts/vscode-e2e/demo-serve.mjs
+fi

@@ -9,10 +9,10 @@
 // Exit status 0 when every run passed. Temp dirs are removed; code-server and Chromium are always stopped.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { bundleSuite, workspaceCopy } from './bundle-suite.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -33,40 +33,19 @@ if (!opts['skip-install']) {
   execFileSync('bash', [path.join(here, 'install.sh'), cache], { stdio: 'inherit', cwd: root });
 }
 say('building the extension and the test bundle');
-execFileSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit', cwd: root });
-const { build } = await import(path.join(root, 'node_modules/esbuild/lib/main.js'));
-const outDir = path.join(root, '.test-work', 'client-suite');
-fs.rmSync(outDir, { recursive: true, force: true });
-await build({
-  entryPoints: [path.join(root, 'test/client/suite/index.ts')],
-  outfile: path.join(outDir, 'index.js'),
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: 'inline',
-  external: ['vscode'],
-  logLevel: 'error',
-});
-
-function workspaceCopy(init) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'foresight-e2e-ws-'));
-  fs.cpSync(path.join(root, 'examples'), dir, { recursive: true });
-  if (init) execFileSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '-input=false', '-no-color'], { cwd: dir, stdio: 'pipe' });
-  return dir;
-}
+const suite = await bundleSuite(root);
 
 const modes = opts.only ? [opts.only] : ['trusted', 'untrusted'];
 let failed = 0;
 for (const mode of modes) {
-  const ws = workspaceCopy(mode === 'trusted');
+  const ws = workspaceCopy(root, mode === 'trusted');
   try {
     say(`suite "${mode}" on a copy of examples/ in ${ws}`);
     const args = [
       path.join(here, 'run-extension-tests.mjs'),
       '--cache', cache,
       '--extension', root,
-      '--tests', path.join(outDir, 'index.js'),
+      '--tests', suite,
       '--workspace', ws,
       '--env', `FORESIGHT_E2E_MODE=${mode}`,
       '--timeout', '600',
