@@ -284,7 +284,7 @@ test('configuration errors: terraform init prints the same error as configureHtt
   const dir = mkdtempSync(join(tmpdir(), 'foresight-http-config-'));
   const rc = join(dir, '.terraformrc');
   writeFileSync(rc, '');
-  const env = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '' };
   for (const k of Object.keys(env)) if (k.startsWith('TF_HTTP_')) delete env[k];
   try {
     for (const [body, attrs] of cases) {
@@ -297,6 +297,57 @@ test('configuration errors: terraform init prints the same error as configureHtt
       assert.deepEqual(mine, [tf], body);
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('redirects: terraform and Foresight follow a 307 for POST alike, and stop a redirect loop after the same number of requests', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  srv.redirects.set('/old', { status: 307, location: '/state' });
+  srv.redirects.set('/loop', { status: 301, location: '/loop' });
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-redirect-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '' };
+  try {
+    writeFileSync(join(dir, 'main.tf'), `terraform {\n  backend "http" {\n    address = "${srv.base}/old"\n  }\n}\n\n${RESOURCES}`);
+    assert.equal((await run('terraform', ['init', '-input=false', '-no-color'], dir, env)).status, 0);
+    srv.requests.length = 0;
+    const ap = await run('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    assert.equal(ap.status, 0, ap.stdout + ap.stderr);
+    const tfSeq = srv.requests.map((r) => `${r.method} ${r.url} ${r.headers.referer ?? ''}`);
+    const tfPost = srv.requests.filter((r) => r.method === 'POST');
+    srv.state = undefined;
+    srv.requests.length = 0;
+    const mgr = await configureHttpBackend({ address: `${srv.base}/old` }, {}).backend!.stateMgr('default');
+    assert.deepEqual(await mgr.refresh(), []);
+    mgr.write(readStateFile(tfPost[1].body).file!.state);
+    assert.deepEqual(await mgr.persist(), []);
+    assert.deepEqual(srv.requests.map((r) => `${r.method} ${r.url} ${r.headers.referer ?? ''}`), tfSeq);
+    // Both POSTs of each tool carry the body with its Content-MD5 (the 307 repeats method, body and headers).
+    const ours = srv.requests.filter((r) => r.method === 'POST');
+    for (const posts of [tfPost, ours]) {
+      assert.equal(posts.length, 2);
+      for (const p of posts) assert.deepEqual([p.headers['content-md5'], p.headers['content-type']], [md5(p.body), 'application/json']);
+      assert.equal(posts[0].body, posts[1].body);
+    }
+
+    rmSync(join(dir, '.terraform'), { recursive: true, force: true });
+    writeFileSync(join(dir, 'main.tf'), `terraform {\n  backend "http" {\n    address = "${srv.base}/loop"\n    retry_max = 0\n  }\n}\n`);
+    srv.requests.length = 0;
+    const init = await run('terraform', ['init', '-input=false', '-no-color'], dir, { ...env, TF_HTTP_RETRY_MAX: '3' });
+    const tfCount = srv.requests.length;
+    srv.requests.length = 0;
+    const loop = await configureHttpBackend({ address: `${srv.base}/loop`, retry_max: 0 }, {}).backend!.stateMgr('default');
+    const d = await loop.refresh();
+    assert.equal(srv.requests.length, tfCount);
+    assert.ok(init.stderr.includes(d[0].summary.replace(/^error loading state: /, '')), init.stderr);
+  } finally {
+    await srv.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -643,3 +643,44 @@ test('apply cadence: the state is POSTed when a change comes at least one interv
     assert.deepEqual([await interval('45'), await interval('5'), await interval('x'), await interval('')], [45000, 20000, 20000, 20000]);
   });
 });
+
+test('redirects as Go follows them: 301/302/303 turn writes into GETs, 307/308 repeat method and body, Authorization only to the same host, 10 at most', async () => {
+  await withServer(
+    async (srv) => {
+      const auth = { username: 'alice', password: 'pw' };
+      srv.redirects.set('/old', { status: 307, location: '/state' });
+      const mgr = await configureHttpBackend({ address: `${srv.base}/old`, ...auth }, {}).backend!.stateMgr('default');
+      assert.deepEqual(await mgr.refresh(), []);
+      mgr.write(withOutput(new State(), 'a', 'x'));
+      assert.deepEqual(await mgr.persist(), []);
+      const post = srv.requests.filter((r) => r.method === 'POST');
+      assert.deepEqual(post.map((r) => r.url), ['/old', '/state']);
+      assert.equal(post[1].body, srv.state!.toString('utf8'));
+      assert.equal(post[1].headers['content-md5'], md5(post[1].body));
+      assert.equal(post[1].headers.authorization, post[0].headers.authorization);
+      assert.equal(post[1].headers.referer, `${srv.base}/old`);
+      // 302: Go turns the POST into a GET (the state is not uploaded, yet the 200 counts as success).
+      srv.requests.length = 0;
+      srv.redirects.set('/old', { status: 302, location: '/state' });
+      mgr.write(withOutput(mgr.read()!, 'b', 'y'));
+      assert.deepEqual(await mgr.persist(), []);
+      assert.deepEqual(srv.requests.map((r) => `${r.method} ${r.url} ${r.body.length}`), ['POST /old ' + srv.requests[0].body.length, 'GET /state 0']);
+      assert.equal(readStateFile(srv.state!.toString('utf8')).file!.state.outputs.has('b'), false);
+      // A redirect to another host drops Authorization (the server then asks for it).
+      srv.redirects.set('/cross', { status: 307, location: `http://localhost:${srv.port}/state` });
+      const cross = await configureHttpBackend({ address: `${srv.base}/cross`, ...auth }, {}).backend!.stateMgr('default');
+      assert.equal((await cross.refresh())[0].summary, 'error loading state: HTTP remote state endpoint requires auth');
+      assert.equal(srv.requests.at(-1)!.headers.authorization, undefined);
+      // A loop stops after 10 redirects and is not retried.
+      srv.redirects.set('/loop', { status: 301, location: '/loop' });
+      srv.requests.length = 0;
+      const loop = await configureHttpBackend({ address: `${srv.base}/loop`, ...auth }, {}, { sleep: async () => assert.fail('retried') }).backend!.stateMgr('default');
+      assert.equal(
+        (await loop.refresh())[0].summary,
+        `error loading state: Failed to get state: GET ${srv.base}/loop giving up after 1 attempt(s): Get "/loop": stopped after 10 redirects`,
+      );
+      assert.equal(srv.requests.length, 10);
+    },
+    { auth: { username: 'alice', password: 'pw' } },
+  );
+});

@@ -30,6 +30,8 @@ export class StateServer {
   readonly inject: { status: number; headers?: Record<string, string>; body?: string }[] = [];
   /** Answer LOCK conflicts with this body instead of the holder's info. */
   conflictBody: string | undefined;
+  /** Redirects by path: status and Location. */
+  readonly redirects = new Map<string, { status: number; location: string }>();
   /** Content-MD5 to send with GET 200 responses (none when undefined). */
   getMD5: string | undefined;
   private server: Server | undefined;
@@ -70,6 +72,8 @@ export class StateServer {
     };
     const inj = this.inject.shift();
     if (inj) return send(inj.status, inj.body ?? '', inj.headers);
+    const redirect = this.redirects.get(new URL(req.url ?? '/', 'http://x').pathname);
+    if (redirect) return send(redirect.status, '', { Location: redirect.location });
     const a = this.opts.auth;
     if (a) {
       const h = req.headers.authorization;

@@ -95,6 +95,15 @@ function stripPassword(raw: string): string {
   return raw.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/@?#:]*):([^/@?#]*)@/, '$1$2:***@');
 }
 
+/** Go's isDomainOrSubdomain (hostnames, no ports). */
+function isDomainOrSubdomain(sub: string, parent: string): boolean {
+  sub = sub.toLowerCase();
+  parent = parent.toLowerCase();
+  if (sub === parent) return true;
+  if (/^[\d.]+$|:/.test(sub)) return false;
+  return sub.endsWith('.' + parent);
+}
+
 function goOp(method: string): string {
   return method.slice(0, 1) + method.slice(1).toLowerCase();
 }
@@ -163,22 +172,69 @@ export class HttpClient {
     return this.lockID;
   }
 
-  /** One attempt. Rejects with a TransportError. */
-  private once(method: string, rawURL: string, body: Buffer | undefined): Promise<HttpResponse> {
-    const url = new URL(rawURL);
+  /**
+   * One attempt, following redirects as Go's http.Client does (at most 10 requests); 301/302/303 turn any method but GET/HEAD
+   * into a GET without body, 307/308 repeat the method and body; the original headers are copied (Authorization
+   * only to the same host or a subdomain of it) and Referer is set (not from https to http). Rejects with a
+   * TransportError naming the original method and the current URL, as Go's url.Error does.
+   */
+  private async once(method: string, rawURL: string, body: Buffer | undefined): Promise<HttpResponse> {
+    const first = new URL(rawURL);
     const headers: Record<string, string> = {};
     const c = this.config;
     if (c.username !== '') headers.Authorization = 'Basic ' + Buffer.from(`${c.username}:${c.password}`, 'utf8').toString('base64');
-    else if (url.username !== '') {
-      headers.Authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`, 'utf8').toString('base64');
+    else if (first.username !== '') {
+      headers.Authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(first.username)}:${decodeURIComponent(first.password)}`, 'utf8').toString('base64');
     }
     if (body) {
       headers['Content-Type'] = 'application/json';
-      headers['Content-Length'] = String(body.length);
       headers['Content-MD5'] = createHash('md5').update(body).digest('base64');
     }
+    let curMethod = method;
+    let curURL = first;
+    let curRaw = rawURL;
+    let curBody = body;
+    let curHeaders = headers;
+    for (let redirects = 0; ; redirects++) {
+      const resp = await this.send(method, curMethod, curRaw, curURL, curHeaders, curBody);
+      const loc = resp.headers.location;
+      if (![301, 302, 303, 307, 308].includes(resp.status) || !loc) return resp;
+      // Go's default policy: stop after 10 consecutive requests; the error names the Location as sent.
+      if (redirects + 1 >= 10) throw new TransportError(`${goOp(method)} ${JSON.stringify(loc)}: stopped after 10 redirects`, false);
+      let next: URL;
+      try {
+        next = new URL(loc, curURL);
+      } catch {
+        throw new TransportError(`${goOp(method)} ${JSON.stringify(stripPassword(curRaw))}: failed to parse Location header ${JSON.stringify(loc)}`, true);
+      }
+      if (resp.status <= 303) {
+        if (curMethod !== 'GET' && curMethod !== 'HEAD') curMethod = 'GET';
+        curBody = undefined;
+      }
+      const h: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) {
+        if (k === 'Authorization' && !isDomainOrSubdomain(next.hostname, first.hostname)) continue;
+        h[k] = v;
+      }
+      if (!(curURL.protocol === 'https:' && next.protocol === 'http:')) {
+        const ref = new URL(curURL.href);
+        ref.username = '';
+        ref.password = '';
+        ref.hash = '';
+        h.Referer = ref.href;
+      }
+      curHeaders = h;
+      curURL = next;
+      curRaw = next.href;
+    }
+  }
+
+  /** One HTTP exchange. `op` is the method of the original request (for Go's error text). */
+  private send(op: string, method: string, rawURL: string, url: URL, headers: Record<string, string>, body: Buffer | undefined): Promise<HttpResponse> {
+    const c = this.config;
     const https = url.protocol === 'https:';
     const req = https ? httpsRequest : httpRequest;
+    const allHeaders = body ? { ...headers, 'Content-Length': String(body.length) } : headers;
     return new Promise((resolve, reject) => {
       const r = req(
         {
@@ -187,7 +243,7 @@ export class HttpClient {
           hostname: url.hostname.replace(/^\[|\]$/g, ''),
           port: url.port || undefined,
           path: url.pathname + url.search,
-          headers,
+          headers: allHeaders,
           agent: false,
           ...(https
             ? {
@@ -201,10 +257,10 @@ export class HttpClient {
           const chunks: Buffer[] = [];
           res.on('data', (d: Buffer) => chunks.push(d));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
-          res.on('error', (e) => reject(transportError(method, rawURL, url, e as NodeJS.ErrnoException)));
+          res.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException)));
         },
       );
-      r.on('error', (e) => reject(transportError(method, rawURL, url, e as NodeJS.ErrnoException)));
+      r.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException)));
       if (body) r.end(body);
       else r.end();
     });
