@@ -482,8 +482,7 @@ function traversalItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex 
       return n === 1 && top?.type === 'resource' ? schemaAttrItems(schemas.resources.get(top.labels[0] ?? '')?.schema.block) : [];
     default: {
       if (RESERVED_ROOTS.has(root)) return [];
-      const isType = decls.some((d) => d.kind === 'resource' && d.type === root);
-      if (!isType) return [];
+      if (!m?.resourceTypes.has(root)) return [];
       if (n === 1) return uniqueSorted(decls.filter((d) => d.kind === 'resource' && d.type === root).map((d) => d.name)).map((x) => ({ label: x, kind: CompletionItemKind.Variable, detail: root }));
       if (n === 2) return schemaAttrItems(schemas.resources.get(root)?.schema.block);
       return [];
@@ -509,6 +508,16 @@ const ROOTS: [string, string][] = [
   ['terraform', 'terraform.workspace'],
 ];
 
+let functionList: [string, string][] | undefined;
+
+/** Function names (without the console-only `type`) with their signatures, computed once. */
+function functionDetails(): [string, string][] {
+  return (functionList ??= Object.keys(allFunctions)
+    .filter((n) => n !== 'type')
+    .sort()
+    .map((n) => [n, signatureOf(n, allFunctions[n]).label]));
+}
+
 function rootItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex | undefined, blocks: readonly BlockFrame[], attribute: string | undefined): CompletionItem[] {
   void ws;
   const items: CompletionItem[] = [];
@@ -529,11 +538,7 @@ function rootItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex | und
   for (const t of uniqueSorted((m?.decls ?? []).filter((d) => d.decl.kind === 'resource').map((d) => d.decl.type!))) {
     items.push({ label: t, kind: CompletionItemKind.Class, detail: 'resource type', sortText: `2${t}` });
   }
-  for (const name of Object.keys(allFunctions).sort()) {
-    if (name === 'type') continue;
-    const sig = signatureOf(name, allFunctions[name]);
-    items.push({ label: name, kind: CompletionItemKind.Function, detail: sig.label, sortText: `3${name}` });
-  }
+  for (const [name, detail] of functionDetails()) items.push({ label: name, kind: CompletionItemKind.Function, detail, sortText: `3${name}` });
   if (!attr || attr.type?.kind !== 'bool') for (const v of ['true', 'false', 'null']) items.push({ label: v, kind: CompletionItemKind.Keyword, detail: 'literal', sortText: `4${v}` });
   else items.push({ label: 'null', kind: CompletionItemKind.Keyword, detail: 'literal', sortText: '4null' });
   return items;

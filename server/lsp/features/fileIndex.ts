@@ -137,13 +137,14 @@ function collectRefs(n: SyntaxNode, refs: Ref[], depth: number): void {
   if (n.type === 'variable_expr') {
     const id = n.namedChildren[0];
     const parent = n.parent;
-    if (!id || !parent) return;
+    // Error recovery inserts zero-length (MISSING) identifiers; they name nothing.
+    if (!id || !parent || id.text === '') return;
     const parts: Named[] = [];
     let end = rangeOf(n).end;
     for (let s = n.nextSibling; s; s = s.nextSibling) {
       if (s.type !== 'get_attr') break;
       const pid = s.namedChildren.find((x) => x?.type === 'identifier');
-      if (!pid) break;
+      if (!pid || pid.text === '') break;
       parts.push({ name: pid.text, range: rangeOf(pid) });
       end = rangeOf(s).end;
     }

@@ -57,7 +57,7 @@ export function refTarget(ref: Ref, dir: string, m: ModuleIndex): { target: Targ
       return p0 && p1 ? { target: { kind: 'data', dir, name: p1.name, type: p0.name }, range: p1.range } : undefined;
     default:
       if (RESERVED_ROOTS.has(ref.root.name) || !p0) return undefined;
-      if (!m.decls.some(({ decl }) => decl.kind === 'resource' && decl.type === ref.root.name)) return undefined;
+      if (!m.resourceTypes.has(ref.root.name)) return undefined;
       return { target: { kind: 'resource', dir, name: p0.name, type: ref.root.name }, range: p0.range };
   }
 }

@@ -35,6 +35,8 @@ export interface ModuleIndex {
   files: IndexedFile[];
   decls: { file: IndexedFile; decl: Decl }[];
   refs: { file: IndexedFile; ref: Ref }[];
+  /** The managed resource types the module declares (reference roots that name resources). */
+  resourceTypes: Set<string>;
 }
 
 interface DiskEntry {
@@ -203,7 +205,9 @@ export class Workspace {
       for (const decl of file.index.decls) decls.push({ file, decl });
       for (const ref of file.index.refs) refs.push({ file, ref });
     }
-    const index: ModuleIndex = { dir, files, decls, refs };
+    const resourceTypes = new Set<string>();
+    for (const { decl } of decls) if (decl.kind === 'resource' && decl.type !== undefined) resourceTypes.add(decl.type);
+    const index: ModuleIndex = { dir, files, decls, refs, resourceTypes };
     this.modules.set(dir, { key: files, index });
     return index;
   }
