@@ -334,6 +334,7 @@ async function main(): Promise<void> {
     // Engine: plan / apply / no-op plan through the real command line, against terraform.
     rows.push(...(await benchEngine({ keep: o.keep })));
     rows.push(...(await benchPlugin()));
+    rows.push(...(await (await import('./pg-bench')).benchPg())); // pg state backend vs terraform (pg-bench.ts)
     rows.push(...(await benchLsp({ keep: o.keep }))); // the language server over stdio (lsp-bench.ts)
 
     // 4. Terraform, for comparison.
