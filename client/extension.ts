@@ -55,6 +55,7 @@ export interface ForesightApi {
   /** Resolves when the language client is running. */
   ready(): Promise<void>;
   resources: ResourcesTree;
+  runsView: RunsTree;
   /** Runs of this session, newest first, as the Runs view shows them. */
   runs(): RunInfo[];
   statusBarText(): string;
@@ -122,6 +123,7 @@ class Extension {
       lastConfirmation: () => this.lastConfirm,
       ready: () => this.readyPromise,
       resources: this.resources,
+      runsView: this.runsTree,
       runs: () => this.runs,
       statusBarText: () => this.statusBar.text,
       documentText: (uri) => this.docs.get(uri),

@@ -204,6 +204,29 @@ suite('Foresight extension', () => {
     await waitFor('status bar +0 ~0 -0', () => api.statusBarText().endsWith('+0 ~0 -0') || (api.statusBarText() === '$(layers) default' ? undefined : false));
   });
 
+  test('the Runs tree: the apply with its summary, status, duration and each resource\'s progress', function () {
+    const runs = api.runsView.getChildren();
+    const apply = runs[0];
+    assert.equal(apply.kind, 'run');
+    const item = api.runsView.getTreeItem(apply);
+    assert.match(String(item.label), /^Apply \d\d:\d\d:\d\d$/);
+    assert.match(String(item.description), /^6 added, 0 changed, 0 destroyed · succeeded · \d+(\.\d)?m?s$/);
+    assert.equal(item.contextValue, 'run apply succeeded');
+    assert.equal((item.iconPath as vscode.ThemeIcon).id, 'pass');
+    const progress = api.runsView.getChildren(apply).map((n) => api.runsView.getTreeItem(n));
+    assert.deepEqual(progress.map((p) => p.label).sort(), EXPECTED_ADDRESSES);
+    for (const p of progress) assert.match(String(p.description), /^.+: Creation complete after \d+s( \[id=[0-9a-f-]+\])?$/);
+    const planItem = api.runsView.getTreeItem(runs[1]);
+    assert.equal(planItem.contextValue, 'run plan succeeded savedPlan', 'a finished plan offers Apply Saved Plan');
+  });
+
+  test('Show Output on a plan run re-opens it in the Resources view', async () => {
+    const planNode = api.runsView.getChildren().find((n) => n.kind === 'run' && n.run.kind === 'plan')!;
+    await vscode.commands.executeCommand(Commands.showOutput, planNode);
+    await waitFor('the plan in the Resources view', () => api.resources.source === planNode.run.runId);
+    await waitFor('its changes', () => api.resources.instances().filter((i) => i.change?.action === 'create').length === 6);
+  });
+
   test('Plan after apply: no changes', async function () {
     const r = await vscode.commands.executeCommand<PlanRunRequest.Result | undefined>(Commands.plan, {});
     skipIfUnsupported(this, r);
@@ -288,6 +311,16 @@ suite('Foresight extension', () => {
     } finally {
       await vscode.workspace.getConfiguration('foresight').update('apply.confirm', undefined, vscode.ConfigurationTarget.Workspace);
     }
+  });
+
+  test('Restart Language Server: the server comes back and answers', async function () {
+    await vscode.commands.executeCommand(Commands.restartServer);
+    await api.ready();
+    const r = await vscode.commands.executeCommand<PlanRunRequest.Result | undefined>(Commands.plan, {});
+    skipIfUnsupported(this, r);
+    assert.ok(r, api.lastError());
+    assert.equal(r.status, 'succeeded');
+    assert.ok(r.changes.every((c) => c.action === 'no-op'));
   });
 
   test('Cancel Run stops a running apply', async function () {
