@@ -267,3 +267,34 @@ resource "time_sleep" "wait" {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the wire: foresight apply sends the same requests as terraform apply, header names in the same order', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const wire = async (cmd: 'terraform' | 'foresight') => {
+    const srv = await new StateServer({ auth: { username: 'u', password: 'p' } }).start();
+    const { dir, env } = setup(srv, RESOURCES);
+    writeFileSync(join(dir, 'main.tf'), readFileSync(join(dir, 'main.tf'), 'utf8').replace('  backend "http" {\n', '  backend "http" {\n    username = "u"\n    password = "p"\n'));
+    try {
+      const go = cmd === 'terraform' ? tf : fs;
+      const init = await go(dir, env, ['init', '-input=false', '-no-color']);
+      assert.equal(init.status, 0, init.stdout + init.stderr);
+      srv.requests.length = 0;
+      const ap = await go(dir, env, ['apply', '-auto-approve', '-input=false', '-no-color']);
+      assert.equal(ap.status, 0, ap.stdout + ap.stderr);
+      return srv.requests.map((r) => {
+        const names = r.rawHeaders.filter((_, i) => i % 2 === 0 && r.rawHeaders[i] !== 'Connection');
+        const values = names.map((n) => (/^(Content-Md5|Content-Length|Host)$/.test(n) ? '' : r.rawHeaders[r.rawHeaders.indexOf(n) + 1]));
+        return `${r.method} ${r.url.replace(/\?ID=[0-9a-f-]+$/, '?ID=<id>')} ${names.join(',')} ${values.join(',')}`;
+      });
+    } finally {
+      await srv.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const terraform = await wire('terraform');
+  assert.equal(terraform.length, 5);
+  assert.deepEqual(await wire('foresight'), terraform);
+});

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -683,4 +684,16 @@ test('redirects as Go follows them: 301/302/303 turn writes into GETs, 307/308 r
     },
     { auth: { username: 'alice', password: 'pw' } },
   );
+});
+
+test('a gzip-encoded GET response is decompressed (Go's client asks for gzip and decodes it)', async () => {
+  await withServer(async (srv) => {
+    const text = writeStateFile({ terraformVersion: '1.11.4', serial: 3, lineage: '00000000-1111-2222-3333-444444444444', state: withOutput(new State(), 'z', 'q') });
+    srv.inject.push({ status: 200, body: gzipSync(Buffer.from(text)), headers: { 'Content-Encoding': 'gzip' } });
+    const mgr = await backend(srv).stateMgr('default');
+    assert.deepEqual(await mgr.refresh(), []);
+    assert.deepEqual(mgr.meta(), { serial: 3, lineage: '00000000-1111-2222-3333-444444444444' });
+    assert.equal(srv.requests[0].headers['accept-encoding'], 'gzip');
+    assert.equal(srv.requests[0].headers['user-agent'], 'Go-http-client/1.1');
+  });
 });

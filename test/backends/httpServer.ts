@@ -10,6 +10,8 @@ export interface Recorded {
   method: string;
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  /** Header names and values as sent, in order. */
+  rawHeaders: string[];
   body: string;
 }
 
@@ -27,7 +29,7 @@ export class StateServer {
   lock: string | undefined;
   readonly requests: Recorded[] = [];
   /** Responses forced for the next requests, in order: a status, optionally with headers and body. */
-  readonly inject: { status: number; headers?: Record<string, string>; body?: string }[] = [];
+  readonly inject: { status: number; headers?: Record<string, string>; body?: string | Buffer }[] = [];
   /** Answer LOCK conflicts with this body instead of the holder's info. */
   conflictBody: string | undefined;
   /** Redirects by path: status and Location. */
@@ -65,8 +67,8 @@ export class StateServer {
   }
 
   private handle(req: IncomingMessage, body: Buffer, res: ServerResponse): void {
-    this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body: body.toString('utf8') });
-    const send = (status: number, text = '', headers: Record<string, string> = {}) => {
+    this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, rawHeaders: [...req.rawHeaders], body: body.toString('utf8') });
+    const send = (status: number, text: string | Buffer = '', headers: Record<string, string> = {}) => {
       res.writeHead(status, headers);
       res.end(text);
     };

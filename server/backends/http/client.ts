@@ -23,6 +23,7 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { gunzipSync } from 'node:zlib';
 import { LockError, lockInfoJSON, type LockInfo } from '../../states/statemgr';
 import type { HttpConfig } from './config';
 
@@ -188,7 +189,7 @@ export class HttpClient {
     }
     if (body) {
       headers['Content-Type'] = 'application/json';
-      headers['Content-MD5'] = createHash('md5').update(body).digest('base64');
+      headers['Content-Md5'] = createHash('md5').update(body).digest('base64');
     }
     let curMethod = method;
     let curURL = first;
@@ -234,7 +235,12 @@ export class HttpClient {
     const c = this.config;
     const https = url.protocol === 'https:';
     const req = https ? httpsRequest : httpRequest;
-    const allHeaders = body ? { ...headers, 'Content-Length': String(body.length) } : headers;
+    // Go's wire order and spelling: Host, User-Agent, Content-Length, then the set headers sorted, Accept-Encoding
+    // (Go asks for gzip and decompresses transparently).
+    const allHeaders: Record<string, string> = { Host: url.host, 'User-Agent': 'Go-http-client/1.1' };
+    if (body) allHeaders['Content-Length'] = String(body.length);
+    for (const k of Object.keys(headers).sort()) allHeaders[k] = headers[k];
+    allHeaders['Accept-Encoding'] = 'gzip';
     return new Promise((resolve, reject) => {
       const r = req(
         {
@@ -256,7 +262,21 @@ export class HttpClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (d: Buffer) => chunks.push(d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('end', () => {
+            let data = Buffer.concat(chunks);
+            const h = { ...res.headers };
+            if (String(h['content-encoding'] ?? '').toLowerCase() === 'gzip' && data.length > 0) {
+              try {
+                data = gunzipSync(data);
+              } catch (e) {
+                reject(new TransportError(`gzip: ${(e as Error).message}`, false));
+                return;
+              }
+              delete h['content-encoding'];
+              delete h['content-length'];
+            }
+            resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: h, body: data });
+          });
           res.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException)));
         },
       );
