@@ -16,8 +16,9 @@
 //       text; deferred reasons and capabilities as their messages. `schemas` is the provider's
 //       GetProviderSchemaResponse (the type of each value comes from it); the request is passed to the response
 //       converters so they know which type a response value has.
-//   Errors: a message that cannot be decoded (unknown type name, malformed msgpack) throws ConvertError with a
-//   message saying where; callers turn it into a diagnostic or a gRPC error.
+//   Errors: a message that cannot be decoded (unknown type name, malformed msgpack) throws ConvertError; for a
+//   value its message is cty's decoder error exactly as Terraform reports it (`["prefix"]: string is required`)
+//   and `field` names the message field; callers turn it into a diagnostic or a gRPC error.
 
 import * as T from '../lang/types';
 import type { Type } from '../lang/types';
@@ -31,7 +32,15 @@ import { decodeDynamicValue, encodeDynamicValue, MsgpackError, type DynamicValue
 
 export type ProtoVersion = 5 | 6;
 
-export class ConvertError extends Error {}
+export class ConvertError extends Error {
+  constructor(
+    message: string,
+    /** The message field that did not decode (for example "planned_state"), when a value failed. */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Provider methods that are RPCs (close() is not). */
 export type Method = Exclude<keyof P.Provider, 'close'>;
@@ -241,7 +250,8 @@ function dec(m: DynamicValue | null | undefined, t: Type, what: string): Value {
   try {
     return decodeDynamicValue(m, t);
   } catch (e) {
-    if (e instanceof MsgpackError) throw new ConvertError(`${what}: ${e.message}`);
+    // The message is cty's alone (path first), as Terraform reports an undecodable answer; `field` says which.
+    if (e instanceof MsgpackError) throw new ConvertError(e.message, what);
     throw e;
   }
 }

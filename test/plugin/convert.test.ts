@@ -128,6 +128,6 @@ test('diagnostics: attribute paths with attribute, string-key and int-key steps;
 
 test('a value that does not match the schema is a ConvertError naming the field', () => {
   const c = codecs(6).planResourceChange;
-  assert.throws(() => c.requestFromProto({ type_name: 'thing', prior_state: { msgpack: Buffer.from([0x81, 0xa1, 0x78, 0x01]) } }, schemas), (e: unknown) => e instanceof ConvertError && e.message === 'prior_state: an object with 12 attributes is required (1 given)');
+  assert.throws(() => c.requestFromProto({ type_name: 'thing', prior_state: { msgpack: Buffer.from([0x81, 0xa1, 0x78, 0x01]) } }, schemas), (e: unknown) => e instanceof ConvertError && e.message === 'an object with 12 attributes is required (1 given)' && e.field === 'prior_state');
   assert.throws(() => c.requestFromProto({ type_name: 'nope' }, schemas), (e: unknown) => e instanceof ConvertError && e.message === 'unknown resource type "nope"');
 });
