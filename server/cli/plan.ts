@@ -13,6 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
+import type { FileCache } from '../config/load';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
 import { collectVariableValues, parseVariableValues, splitVarFlags } from '../config/variables';
 import type { Module, Resource } from '../config/model';
@@ -24,6 +25,7 @@ import type { Plan, PlanMode } from '../plans/plan';
 import type { Hooks } from '../engine/hooks';
 import { hasChanges } from '../plans/plan';
 import { startBuiltinProvider } from '../providers/builtin';
+import { externalProvider } from '../plugin/client/factory';
 import type { Provider } from '../providers/provider';
 import { State } from '../states/state';
 import type { FilesystemStateManager } from '../backends/local/filesystem';
@@ -196,11 +198,15 @@ export function parseOperationArgs(verb: Verb, raw: string[]): { args?: Operatio
   return { args, diags };
 }
 
-/** The providers this build has: the built-in ones, started fresh per request. */
-export function providerFactory(): (fqn: string) => Provider | undefined {
+/**
+ * The providers this build has: the built-in ones, started fresh per request; with `io`, any other address is a
+ * provider binary of the working directory (server/plugin/client/factory.ts: lock file, .terraform/providers,
+ * dev_overrides), run out of process.
+ */
+export function providerFactory(io?: { cwd: string; env?: Readonly<Record<string, string | undefined>> }): (fqn: string) => Provider | undefined {
   const cache = new Map<string, Provider | undefined>();
   return (fqn) => {
-    if (!cache.has(fqn)) cache.set(fqn, startBuiltinProvider(fqn));
+    if (!cache.has(fqn)) cache.set(fqn, startBuiltinProvider(fqn) ?? (io && !fqn.startsWith('terraform.io/builtin/') ? externalProvider({ workDir: io.cwd, env: io.env, fqn }) : undefined));
     return cache.get(fqn);
   };
 }
@@ -211,9 +217,17 @@ export interface LoadedConfig {
   diags: Diagnostic[];
 }
 
-/** Loads the configuration as plan/apply do; `overlays` (absolute path → text) replace files on disk (the editor's unsaved texts). */
-export async function loadConfig(io: CliIO, color: boolean, overlays?: Map<string, string>): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
-  const res = await validateDirectory(io.cwd, overlays ? { overlays } : undefined);
+/**
+ * Loads the configuration as plan/apply do; `overlays` (absolute path → text) replace files on disk (the editor's
+ * unsaved texts) and `cache` keeps per-file parse results between loads (the language server's preview).
+ */
+export async function loadConfig(
+  io: CliIO,
+  color: boolean,
+  overlays?: Map<string, string>,
+  cache?: FileCache,
+): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
+  const res = await validateDirectory(io.cwd, overlays || cache ? { overlays, cache } : undefined);
   const render: RenderOptions = { color, sources: res.sources, contextOf: (r) => res.contextOf(r) };
   if (res.module && !hasErrors(res.diagnostics)) {
     // Like every command but init/get: local module calls must be recorded by `init`.
@@ -228,7 +242,7 @@ export async function loadConfig(io: CliIO, color: boolean, overlays?: Map<strin
     const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
     const skip = (r: Resource) =>
       errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
-    const all = [...res.diagnostics, ...(await resourceSchemaDiagnostics(res.module, providerFactory(), skip))];
+    const all = [...res.diagnostics, ...(await resourceSchemaDiagnostics(res.module, providerFactory(io), skip))];
     const rank = (d: Diagnostic) => (d.severity === 'error' ? 1 : 0);
     all.sort((x, y) => {
       if (rank(x) !== rank(y)) return rank(x) - rank(y);
@@ -357,7 +371,7 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
     // Terraform warns and stops when there is nothing to refresh.
   }
 
-  const providers = providerFactory();
+  const providers = providerFactory(io);
   const warnings = cfg.diags.filter((d) => d.severity !== 'error');
   let planResult: { plan: Plan; diagnostics: Diagnostic[] } | undefined;
   if (!hasErrors(varDiags)) {
@@ -450,7 +464,7 @@ async function doApply(
   render: RenderOptions,
 ): Promise<number> {
   const listener = mgr.journalListener(plan.priorState);
-  const res = await engineApply(plan, { config, providers: providerFactory(), cwd: io.cwd, workspace: ws, parallelism: a.parallelism, hooks: view.hooks(), listener, signal: a.signal });
+  const res = await engineApply(plan, { config, providers: providerFactory(io), cwd: io.cwd, workspace: ws, parallelism: a.parallelism, hooks: view.hooks(), listener, signal: a.signal });
   mgr.write(res.state);
   const pd = await mgr.persist();
   const diags = [...planDiags, ...res.diagnostics, ...pd];
@@ -487,7 +501,7 @@ async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO):
     view.diagnostics([error('Failed to load "' + path + '" as a plan file', `Error: zip: not a valid zip file`)], { color: a.color });
     return 1;
   }
-  const pf = await readPlanFile(bytes, io.cwd, providerFactory());
+  const pf = await readPlanFile(bytes, io.cwd, providerFactory(io));
   if ('error' in pf) {
     view.diagnostics([error('Failed to read plan from plan file', pf.error)], { color: a.color });
     return 1;

@@ -265,11 +265,14 @@ class PreviewController {
       .then((data) => {
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
         st.version++;
-        st.data = data;
-        st.files = new Map(data.files);
+        // A configuration that does not load (a syntax error mid-edit) keeps the last lenses and hints in place.
+        const keep = !data.complete && data.files.length === 0 && st.data !== undefined;
+        st.data = keep ? { ...data, moduleDirs: st.data!.moduleDirs } : data;
+        if (!keep) st.files = new Map(data.files);
         this.session.log.info(
           `preview of ${dir}: ${Math.round(data.stats.durationMs)} ms, ${data.stats.planCalls} PlanResourceChange calls, ${data.stats.cacheHits} from cache`,
         );
+        this.session.log.info(`preview phases (ms): ${JSON.stringify(data.stats.phases)}`);
         this.session.diagnostics.setPreviewDiagnostics(dir, new Map(data.lspDiagnostics));
         void this.connection.sendNotification(PreviewChangedNotification.method, this.result(dir, st));
         if (this.codeLensRefresh) void this.connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);

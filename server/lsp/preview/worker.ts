@@ -25,6 +25,7 @@ import { isAbsolute, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { collectVariableValues, parseVariableValues, type VarFlag } from '../../config/variables';
 import type { Module } from '../../config/model';
+import type { FileCache } from '../../config/load';
 import { hasErrors, type Diagnostic } from '../../diags/diagnostic';
 import { plan as enginePlan } from '../../engine';
 import type { Hooks } from '../../engine/hooks';
@@ -65,7 +66,7 @@ export interface PreviewData {
   /** Directories of the local child modules the configuration loaded (their files are shown from this preview). */
   moduleDirs: string[];
   /** Figures of this preview: wall time, PlanResourceChange calls answered from the cache / made. */
-  stats: { durationMs: number; planCalls: number; cacheHits: number };
+  stats: { durationMs: number; planCalls: number; cacheHits: number; phases: Record<string, number> };
 }
 
 export interface RunResult {
@@ -185,6 +186,8 @@ function lspDiagnostics(diags: readonly Diagnostic[], src: Sources): [string, Ls
 /** The last preview plan per directory (for PlannedDiffRequest without a run). */
 const lastPreview = new Map<string, { plan: Plan; config: Module }>();
 const previewAborts = new Map<string, AbortController>();
+/** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
+const fileCaches = new Map<string, FileCache>();
 
 export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings): Promise<PreviewData> {
   const t0 = performance.now();
@@ -206,9 +209,22 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     lspDiagnostics: [],
     files: [],
     moduleDirs: [],
-    stats: { durationMs: performance.now() - t0, ...counters },
+    stats: { durationMs: performance.now() - t0, ...counters, phases },
   });
-  const cfg = await loadConfig(io, false, overlays);
+  const phases: Record<string, number> = {};
+  let mark = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    phases[name] = Math.round(now - mark);
+    mark = now;
+  };
+  let cache = fileCaches.get(dir);
+  if (!cache) {
+    fileCaches.set(dir, (cache = new Map()));
+    if (fileCaches.size > 8) fileCaches.delete(fileCaches.keys().next().value as string);
+  }
+  const cfg = await loadConfig(io, false, overlays, cache);
+  phase('load');
   // Configuration errors are the analysis's diagnostics already; the preview only says it could not plan.
   if (!('module' in cfg)) return empty(cfg.diags);
   const mgr = await b.stateMgr(workspace);
@@ -232,6 +248,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     }
     return wrapped.get(fqn);
   };
+  phase('state');
   const res = await enginePlan({
     config: cfg.module,
     state,
@@ -242,12 +259,14 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     workspace,
     signal: abort.signal,
   });
+  phase('plan');
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
   if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
   lastPreview.set(dir, { plan: res.plan, config: cfg.module });
   const diags = [...res.diagnostics];
   const p = present(res.plan, cfg.module, src);
   referenceHovers(res.plan, cfg.module, src, p.files);
+  phase('present');
   return {
     directory: dir,
     complete: !hasErrors(diags) && !res.plan.errored,
@@ -261,7 +280,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     ),
     files: [...p.files],
     moduleDirs: childDirs(cfg.module),
-    stats: { durationMs: performance.now() - t0, ...counters },
+    stats: { durationMs: performance.now() - t0, ...counters, phases },
   };
 }
 
