@@ -686,7 +686,7 @@ test('redirects as Go follows them: 301/302/303 turn writes into GETs, 307/308 r
   );
 });
 
-test('a gzip-encoded GET response is decompressed (Go's client asks for gzip and decodes it)', async () => {
+test('a gzip-encoded GET response is decompressed (Go\'s client asks for gzip and decodes it)', async () => {
   await withServer(async (srv) => {
     const text = writeStateFile({ terraformVersion: '1.11.4', serial: 3, lineage: '00000000-1111-2222-3333-444444444444', state: withOutput(new State(), 'z', 'q') });
     srv.inject.push({ status: 200, body: gzipSync(Buffer.from(text)), headers: { 'Content-Encoding': 'gzip' } });
