@@ -697,3 +697,40 @@ test('a gzip-encoded GET response is decompressed (Go\'s client asks for gzip an
     assert.equal(srv.requests[0].headers['user-agent'], 'Go-http-client/1.1');
   });
 });
+
+test('apply journal: when the final POST fails the journal stays, and the next locked run sends what the apply completed', async () => {
+  await withServer(async (srv) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'foresight-http-j-'));
+    try {
+      const conf = { address: `${srv.base}/state`, lock_address: `${srv.base}/lock`, unlock_address: `${srv.base}/lock`, retry_max: 0 };
+      const mgr = await configureHttpBackend(conf, {}, { cwd }).backend!.stateMgr('default');
+      await mgr.lock(info('p1'));
+      await mgr.refresh();
+      const sync = new SyncState(new State(), mgr.journalListener(new State()));
+      for (let i = 0; i < 3; i++) sync.apply(resourceChange(i));
+      mgr.write(await sync.close());
+      srv.inject.push({ status: 404 }, { status: 503 }); // the GET before the first write, then the POST
+      const d = await mgr.persist();
+      assert.equal(d[0].detail, `Error saving state: Failed to upload state: POST ${srv.base}/state?ID=p1 giving up after 1 attempt(s): unexpected HTTP status 503 Service Unavailable`);
+      await mgr.unlock('p1');
+      assert.ok(existsSync(mgr.journalPath!));
+      const j = decodeJournal(readFileSync(mgr.journalPath!, 'utf8'));
+      assert.deepEqual([j.changes.length, j.checkpoints], [3, [1]]);
+      const journalLineage = j.header!.lineage;
+      assert.equal(srv.state, undefined);
+      const next = await configureHttpBackend(conf, {}, { cwd }).backend!.stateMgr('default');
+      await next.lock(info('p2'));
+      assert.deepEqual((await next.refresh()).map((x) => x.summary), ['State recovered from journal']);
+      const f = readStateFile(srv.state!.toString('utf8')).file!;
+      // The failed POST was checkpointed as serial 1, so recovery writes the successor of the highest serial the
+      // run may have written (as the local journal does), with the lineage the journal recorded.
+      assert.equal(f.serial, 2);
+      assert.equal(f.lineage, journalLineage);
+      assert.equal(f.state.root.resources.get('terraform_data.r')!.instances.size, 3);
+      assert.equal(existsSync(next.journalPath!), false);
+      await next.unlock('p2');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
