@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { State, SyncState, type Change } from '../../server/states/state';
 import { readStateFile, writeStateFile } from '../../server/states/statefile';
 import { acquireLock, LockError, lockAcquireDiagnostic, lockInfoJSON, lockInfoString, type LockInfo } from '../../server/states/statemgr';
-import { configureHttpBackend, HttpBackend, WorkspacesNotSupportedError } from '../../server/backends/http/index';
+import { configureHttpBackend, HttpBackend, HttpLockError, WorkspacesNotSupportedError } from '../../server/backends/http/index';
 import { backoff, goUnmarshalLockInfo, withLockID } from '../../server/backends/http/client';
 import { decodeJournal } from '../../server/backends/local/journal';
 import { StateServer } from './httpServer';
@@ -260,6 +260,9 @@ test('lock conflict: "HTTP remote state already locked: ID=<holder>" with our lo
     }
     assert.ok(err instanceof LockError);
     assert.equal((err as Error).message, `HTTP remote state already locked: ID=${held.ID}\n${lockInfoString(mine)}`);
+    // The holder's own lock info is kept for the editor.
+    assert.ok(err instanceof HttpLockError);
+    assert.deepEqual((err as HttpLockError).holder, held);
     const d = lockAcquireDiagnostic(err as Error);
     assert.equal(d.summary, 'Error acquiring the state lock');
     assert.equal(

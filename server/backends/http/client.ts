@@ -146,9 +146,18 @@ function transportError(method: string, rawURL: string, url: URL, e: NodeJS.Errn
   return new TransportError(`${goOp(method)} ${JSON.stringify(stripPassword(rawURL))}: ${inner}`, retry);
 }
 
-export interface RequestRecord {
-  method: string;
-  url: string;
+/**
+ * The lock conflict. Its message is Terraform's (the holder's ID, then OUR lock info); `holder` is the lock info the
+ * server returned, for callers that show who holds the lock (the editor's status bar).
+ */
+export class HttpLockError extends LockError {
+  constructor(
+    errors: string[],
+    info: LockInfo,
+    readonly holder: LockInfo,
+  ) {
+    super(errors, info);
+  }
 }
 
 export interface HttpClientOptions {
@@ -388,7 +397,7 @@ export class HttpClient {
       case 423: {
         const holder = goUnmarshalLockInfo(resp.body.toString('utf8'));
         if (holder === undefined) throw new LockError(['HTTP remote state already locked, failed to unmarshal body'], info);
-        throw new LockError([`HTTP remote state already locked: ID=${holder.ID}`], info);
+        throw new HttpLockError([`HTTP remote state already locked: ID=${holder.ID}`], info, holder);
       }
       default:
         throw new Error(`Unexpected HTTP response code ${resp.status}`);

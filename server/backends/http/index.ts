@@ -16,7 +16,7 @@ import { parseHttpConfig, type HttpConfig } from './config';
 import { HttpStateManager } from './state';
 
 export { HTTP_BACKEND_ATTRIBUTES, parseHttpConfig, type HttpConfig } from './config';
-export { HttpClient } from './client';
+export { HttpClient, HttpLockError } from './client';
 export { HttpStateManager } from './state';
 
 /** backend.ErrWorkspacesNotSupported. */
