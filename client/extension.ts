@@ -268,6 +268,9 @@ class Extension {
     } catch (e) {
       const err = e as { code?: number; message?: string };
       if (err.code === -32601) throw new RequestFailed(`The language server does not support ${method} yet.`);
+      // Refused because another process holds the state lock: show the lock in the status bar.
+      const dir = (params as { directory?: string } | undefined)?.directory;
+      if (dir && /state lock/.test(err.message ?? '')) void this.loadState(dir).then(() => this.renderStatus());
       throw new RequestFailed(err.message ?? String(e));
     }
   }
@@ -330,11 +333,20 @@ class Extension {
 
   // ---- views ------------------------------------------------------------------------------------------------
 
+  private lockTimer: ReturnType<typeof setTimeout> | undefined;
+
   private async loadState(directory: string): Promise<StateRequest.Result['resources']> {
     try {
       const s = await this.request<StateRequest.Result>(StateRequest.method, { directory } satisfies StateRequest.Params);
       this.workspaceName = s.workspace;
       this.locked = !!s.lock;
+      // While another process holds the lock, look again every few seconds so the lock icon goes away.
+      if (this.locked && !this.lockTimer) {
+        this.lockTimer = setTimeout(() => {
+          this.lockTimer = undefined;
+          void this.loadState(directory).then(() => this.renderStatus());
+        }, 3000);
+      }
       return s.resources;
     } catch (e) {
       this.output.debug(`state of ${directory}: ${e instanceof Error ? e.message : String(e)}`);

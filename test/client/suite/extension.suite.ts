@@ -7,7 +7,7 @@
 /// <reference types="mocha" />
 
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -321,6 +321,31 @@ suite('Foresight extension', () => {
     assert.ok(r, api.lastError());
     assert.equal(r.status, 'succeeded');
     assert.ok(r.changes.every((c) => c.action === 'no-op'));
+  });
+
+  test('another process holds the state lock: runs are refused with Terraform\'s message; the status bar shows the lock', async function () {
+    // `foresight apply` in a terminal, creating a resource that takes 8 s, holds the lock meanwhile.
+    const hold = path.join(ws, 'hold.tf');
+    fs.writeFileSync(hold, 'resource "time_sleep" "hold" {\n  create_duration = "8s"\n}\n');
+    const cli = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist/cli.js');
+    const child = spawn(process.execPath, [cli, 'apply', '-auto-approve', '-input=false', '-no-color'], { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((res) => child.once('exit', res));
+    try {
+      await waitFor('the lock info file', () => fs.existsSync(path.join(ws, '.terraform.tfstate.lock.info')), 20000);
+      const r = await vscode.commands.executeCommand<PlanRunRequest.Result | undefined>(Commands.plan, {});
+      skipIfUnsupported(this, r);
+      assert.equal(r, undefined);
+      assert.match(api.lastError() ?? '', /Error acquiring the state lock/);
+      await waitFor('the lock icon', () => api.statusBarText().includes('$(lock)'), 10000);
+      assert.equal(await exited, 0, `the other apply finished:\n${out}`);
+      await waitFor('the lock icon to go', () => !api.statusBarText().includes('$(lock)'), 15000);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(hold, { force: true });
+    }
   });
 
   test('Cancel Run stops a running apply', async function () {
