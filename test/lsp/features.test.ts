@@ -328,6 +328,10 @@ test('definition: variables, locals, resources, module calls, and into local mod
     assert.deepEqual(await def(19, 71), [{ uri: ws.uri('net/outputs.tf'), range: range(0, 8, 0, 11) }], 'module.net.vpc → the child output');
     assert.deepEqual(await def(15, 3), [{ uri: ws.uri('net/variables.tf'), range: range(0, 10, 0, 14) }], 'module argument → the child variable');
     assert.deepEqual(await def(19, 57), [], 'a resource attribute has no declaration');
+    assert.deepEqual(await def(14, 13), [
+      { uri: ws.uri('net/outputs.tf'), range: range(0, 0, 0, 0) },
+      { uri: ws.uri('net/variables.tf'), range: range(0, 0, 0, 0) },
+    ], 'a local module source → the module\'s files');
   });
 });
 
@@ -368,6 +372,44 @@ test('rename: a resource, with a moved block so the state follows', async () => 
         ],
       },
     });
+  });
+});
+
+test('rename: a module call (with a moved block) and a data source (without)', async () => {
+  const files = {
+    ...FIXTURE,
+    'data.tf': 'data "http" "page" {\n  url = "https://example.com"\n}\n\noutput "page" {\n  value = [data.http.page.body, module.net]\n}\n',
+  };
+  await session(files, async (c, ws) => {
+    const main = ws.uri('main.tf');
+    const data = ws.uri('data.tf');
+    assert.deepEqual(await c.request('textDocument/rename', { textDocument: { uri: main }, position: pos(13, 9), newName: 'network' }), {
+      changes: {
+        [main]: [
+          { range: range(13, 8, 13, 11), newText: 'network' },
+          { range: range(16, 1, 16, 1), newText: '\n\nmoved {\n  from = module.net\n  to   = module.network\n}' },
+          { range: range(19, 67, 19, 70), newText: 'network' },
+        ],
+        [data]: [{ range: range(5, 39, 5, 42), newText: 'network' }],
+      },
+    });
+    assert.deepEqual(await c.request('textDocument/rename', { textDocument: { uri: data }, position: pos(5, 20), newName: 'home' }), {
+      changes: { [data]: [{ range: range(0, 13, 0, 17), newText: 'home' }, { range: range(5, 21, 5, 25), newText: 'home' }] },
+    });
+  }, ['main.tf', 'data.tf']);
+});
+
+test('completion: the iterator of an enclosing dynamic block', async () => {
+  const files = {
+    'main.tf': 'resource "tls_cert_request" "r" {\n  dynamic "subject" {\n    for_each = ["a"]\n    content {\n      common_name = subject.\n    }\n  }\n  dynamic "subject" {\n    for_each = ["b"]\n    iterator = s\n    content {\n      common_name = s.\n    }\n  }\n}\n',
+  };
+  await session(files, async (c, ws) => {
+    const uri = ws.uri('main.tf');
+    assert.deepEqual((await completion(c, uri, 4, 28)).items, [
+      { label: 'key', kind: 5, detail: 'the key or index of the current element of subject', textEdit: { range: range(4, 28, 4, 28), newText: 'key' } },
+      { label: 'value', kind: 5, detail: 'the current element of subject', textEdit: { range: range(4, 28, 4, 28), newText: 'value' } },
+    ]);
+    assert.deepEqual(labels(await completion(c, uri, 11, 22)), ['key', 'value']);
   });
 });
 
@@ -571,7 +613,7 @@ test('code action: replace a deprecated attribute with the one its schema names'
     assert.deepEqual(await actions(c, uri, range(1, 4, 1, 4)), [], 'length is not deprecated');
     // From the provider's warning, as the client sends it back.
     const d = await c.waitFor('the deprecation warning', () => c.latest(uri)?.diagnostics.find((x) => x.severity === 2));
-    assert.deepEqual(d.range, range(2, 11, 2, 15));
+    assert.match(typeof d.message === 'string' ? d.message : d.message.value, /^Attribute Deprecated\n\n\*\*NOTE\*\*: This is deprecated, use `numeric` instead\./);
     assert.deepEqual(await actions(c, uri, range(0, 0, 0, 0), [d]), [
       { title: 'Replace deprecated "number" with "numeric"', kind: 'quickfix', diagnostics: [d], edit: { changes: { [uri]: [{ range: range(2, 2, 2, 8), newText: 'numeric' }] } } },
     ]);

@@ -68,26 +68,31 @@ export async function codeActions(ws: Workspace, p: CodeActionParams): Promise<C
     const t = refTarget(ref, dir, m);
     if (t && !findDecl(m, t.target)) add(declareVariable(ws, file, t.target.name, []));
   }
-  const path = blockPathAt(file.index.blocks, pos);
-  const inner = path[path.length - 1];
-  if (inner) {
-    const schemaBlock = schemaOf(schemas, path);
-    if (schemaBlock) {
-      for (const attr of inner.attrs) {
-        if (!contains(attr.range, pos) && !p.context.diagnostics.some((d) => contains(attr.range, d.range.start))) continue;
-        const sa = schemaBlock.attributes[attr.name];
-        const repl = sa && deprecatedReplacement(sa, schemaBlock.attributes);
-        if (!repl || inner.attrs.some((x) => x.name === repl)) continue;
-        const diags = p.context.diagnostics.filter((d) => contains(attr.range, d.range.start) && /deprecated/i.test(messageOf(d)));
-        add({
-          title: `Replace deprecated "${attr.name}" with "${repl}"`,
-          kind: CodeActionKind.QuickFix,
-          ...(diags.length ? { diagnostics: diags } : {}),
-          edit: { changes: { [file.uri]: [{ range: attr.nameRange, newText: repl }] } },
-        });
-      }
+  // Deprecated attributes: the one under the cursor, and those a deprecation diagnostic points at (the
+  // attribute itself, or the block when the warning is placed on the block).
+  const deprecationDiags = p.context.diagnostics.filter((d) => /deprecated/i.test(messageOf(d)));
+  const places = [pos, ...deprecationDiags.map((d) => d.range.start)];
+  for (const place of places) {
+    const at = blockPathAt(file.index.blocks, place);
+    const block = at[at.length - 1];
+    const schemaBlock = block && schemaOf(schemas, at);
+    if (!block || !schemaBlock) continue;
+    const onBlock = place !== pos && !block.attrs.some((a) => contains(a.range, place));
+    for (const attr of block.attrs) {
+      if (!onBlock && !contains(attr.range, place)) continue;
+      const sa = schemaBlock.attributes[attr.name];
+      const repl = sa && deprecatedReplacement(sa, schemaBlock.attributes);
+      if (!repl || block.attrs.some((x) => x.name === repl)) continue;
+      const diags = deprecationDiags.filter((d) => contains(attr.range, d.range.start) || contains(block.range, d.range.start));
+      add({
+        title: `Replace deprecated "${attr.name}" with "${repl}"`,
+        kind: CodeActionKind.QuickFix,
+        ...(diags.length ? { diagnostics: diags } : {}),
+        edit: { changes: { [file.uri]: [{ range: attr.nameRange, newText: repl }] } },
+      });
     }
   }
+  const path = blockPathAt(file.index.blocks, pos);
   const top = path[0];
   if (top?.type === 'resource' && top.labels.length === 2) {
     const type = top.labels[0].name;

@@ -32,6 +32,7 @@ import { attributeType } from '../../providers/schema';
 import { cursorContext, enclosingCall, type BlockFrame } from './context';
 import { attributeFlags, descend, enumValues, loadedSchemas, nestedBlockFlags, providerSchemas, topLevelSchema, type ProviderSchemas } from './schemas';
 import { findDecl, RESERVED_ROOTS } from './symbols';
+import { blockPathAt } from './fileIndex';
 import type { ModuleIndex, Workspace } from './workspace';
 
 export function offsetAt(text: string, p: Position): number {
@@ -265,7 +266,7 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
         const partial = trav[2] ?? '';
         const steps = trav[1].split(/\.|\[[^[\]]*\]/).filter((s) => s !== '' && !/^\d+$/.test(s) && s !== '*');
         const range = edit(offset - partial.length);
-        for (const it of traversalItems(ws, schemas, m, ctx.blocks, steps)) items.push({ ...it, textEdit: { range, newText: it.label } });
+        for (const it of traversalItems(ws, schemas, m, ctx.blocks, steps, dynamicIterators(ws, doc.path, p.position))) items.push({ ...it, textEdit: { range, newText: it.label } });
         break;
       }
       const word = before.match(/[A-Za-z_][\w-]*$/)?.[0] ?? '';
@@ -287,6 +288,18 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
       break;
   }
   return { isIncomplete: false, items };
+}
+
+/** The iterator names of the dynamic blocks around `pos` (their `iterator` argument, else their label). */
+function dynamicIterators(ws: Workspace, path: string | undefined, pos: Position): Set<string> {
+  const out = new Set<string>();
+  const file = path ? ws.file(path) : undefined;
+  for (const b of file ? blockPathAt(file.index.blocks, pos) : []) {
+    if (b.type !== 'dynamic') continue;
+    const it = b.attrs.find((a) => a.name === 'iterator')?.valueText;
+    out.add(it && /^[A-Za-z_][\w-]*$/.test(it) ? it : (b.labels[0]?.name ?? ''));
+  }
+  return out;
 }
 
 function blockSchema(schemas: ProviderSchemas, blocks: readonly BlockFrame[]): Block | undefined {
@@ -420,7 +433,7 @@ function uniqueSorted(names: Iterable<string>): string[] {
   return [...new Set(names)].sort();
 }
 
-function traversalItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex | undefined, blocks: readonly BlockFrame[], steps: string[]): CompletionItem[] {
+function traversalItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex | undefined, blocks: readonly BlockFrame[], steps: string[], iterators: ReadonlySet<string>): CompletionItem[] {
   const decls = m?.decls.map((d) => d.decl) ?? [];
   const [root, s1, s2] = steps;
   const n = steps.length;
@@ -482,6 +495,13 @@ function traversalItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex 
       return n === 1 && top?.type === 'resource' ? schemaAttrItems(schemas.resources.get(top.labels[0] ?? '')?.schema.block) : [];
     default: {
       if (RESERVED_ROOTS.has(root)) return [];
+      // The iterator of an enclosing dynamic block (its label, or its `iterator` argument).
+      if (n === 1 && iterators.has(root)) {
+        return [
+          { label: 'key', kind: CompletionItemKind.Field, detail: `the key or index of the current element of ${root}` },
+          { label: 'value', kind: CompletionItemKind.Field, detail: `the current element of ${root}` },
+        ];
+      }
       if (!m?.resourceTypes.has(root)) return [];
       if (n === 1) return uniqueSorted(decls.filter((d) => d.kind === 'resource' && d.type === root).map((d) => d.name)).map((x) => ({ label: x, kind: CompletionItemKind.Variable, detail: root }));
       if (n === 2) return schemaAttrItems(schemas.resources.get(root)?.schema.block);

@@ -10,6 +10,7 @@ import {
   ErrorCodes,
   type DefinitionParams,
   type Location,
+  type Position,
   type PrepareRenameParams,
   type Range,
   type ReferenceParams,
@@ -19,7 +20,7 @@ import {
 } from 'vscode-languageserver';
 import { findDecl, occurrences, targetAt, targetLabel, type Target } from './symbols';
 import type { IndexedFile, Workspace } from './workspace';
-import type { BlockInfo } from './fileIndex';
+import { contains, type BlockInfo } from './fileIndex';
 
 function fileOf(ws: Workspace, uri: string): IndexedFile | undefined {
   const doc = ws.session.documents.get(uri);
@@ -37,9 +38,26 @@ export function definition(ws: Workspace, p: DefinitionParams): Location[] {
   const file = fileOf(ws, p.textDocument.uri);
   if (!file) return [];
   const at = targetAt(ws, file, p.position);
-  if (!at) return [];
+  if (!at) return moduleSource(ws, file, p.position);
   const d = findDecl(ws.module(at.target.dir), at.target);
   return d ? [{ uri: d.file.uri, range: d.decl.nameRange }] : [];
+}
+
+/** On a module call's local `source`: the called module's files (main.tf first when it has one). */
+function moduleSource(ws: Workspace, file: IndexedFile, pos: Position): Location[] {
+  const dir = ws.dirOf(file.path);
+  for (const decl of file.index.decls) {
+    if (decl.kind !== 'module') continue;
+    const src = decl.block.attrs.find((a) => a.name === 'source');
+    if (!src?.valueRange || !contains(src.valueRange, pos)) continue;
+    const child = ws.moduleDir(dir, decl);
+    if (!child) return [];
+    const files = ws.module(child).files;
+    const main = files.find((f) => f.path.endsWith('/main.tf'));
+    const start = { line: 0, character: 0 };
+    return (main ? [main, ...files.filter((f) => f !== main)] : files).map((f) => ({ uri: f.uri, range: { start, end: start } }));
+  }
+  return [];
 }
 
 export function references(ws: Workspace, p: ReferenceParams): Location[] {
