@@ -737,3 +737,22 @@ test('apply journal: when the final POST fails the journal stays, and the next l
     }
   });
 });
+
+test('each stateMgr() is a new snapshot on the backend\'s one client: the lock is shared, the state is not', async () => {
+  await withServer(async (srv) => {
+    const b = backend(srv);
+    const a = await b.stateMgr('default');
+    const c = await b.stateMgr('default');
+    assert.notEqual(a, c);
+    await a.lock(info('shared'));
+    await a.refresh();
+    await c.refresh();
+    a.write(withOutput(new State(), 'a', '1'));
+    assert.equal(c.read(), null);
+    c.write(withOutput(new State(), 'c', '2'));
+    assert.deepEqual(await c.persist(), []);
+    assert.equal(srv.requests.at(-1)!.url, '/state?ID=shared');
+    await a.unlock('shared');
+    assert.equal(srv.lock, undefined);
+  });
+});

@@ -34,7 +34,7 @@ export interface HttpBackendOptions extends HttpClientOptions {
 }
 
 export class HttpBackend implements Workspaces {
-  private mgr: HttpStateManager | undefined;
+  private client: HttpClient | undefined;
 
   constructor(
     readonly config: HttpConfig,
@@ -45,25 +45,26 @@ export class HttpBackend implements Workspaces {
     throw new WorkspacesNotSupportedError();
   }
 
-  /** The default workspace's state manager (one per backend, like Terraform's remote.State on one client). */
+  /**
+   * A new state manager for the default workspace on the backend's one client, as Terraform's StateMgr returns a
+   * new remote.State over `b.client`: snapshots are per manager, the lock (ID and lock info body) is the client's.
+   */
   async stateMgr(workspace: string): Promise<HttpStateManager> {
     if (workspace !== 'default') throw new WorkspacesNotSupportedError();
-    if (!this.mgr) {
-      const env = this.opts.env;
-      let dataDir: string | undefined;
-      if (this.opts.cwd) {
-        const d = env.TF_DATA_DIR || '.terraform';
-        dataDir = isAbsolute(d) ? d : join(this.opts.cwd, d);
-      }
-      let persistIntervalMs = this.opts.persistIntervalMs;
-      if (persistIntervalMs === undefined) {
-        const v = env.TF_STATE_PERSIST_INTERVAL;
-        const n = v !== undefined && /^[-+]?\d+$/.test(v) ? parseInt(v, 10) : NaN;
-        persistIntervalMs = (n > 20 ? n : 20) * 1000;
-      }
-      this.mgr = new HttpStateManager(new HttpClient(this.config, { sleep: this.opts.sleep }), { dataDir, persistIntervalMs });
+    const env = this.opts.env;
+    let dataDir: string | undefined;
+    if (this.opts.cwd) {
+      const d = env.TF_DATA_DIR || '.terraform';
+      dataDir = isAbsolute(d) ? d : join(this.opts.cwd, d);
     }
-    return this.mgr;
+    let persistIntervalMs = this.opts.persistIntervalMs;
+    if (persistIntervalMs === undefined) {
+      const v = env.TF_STATE_PERSIST_INTERVAL;
+      const n = v !== undefined && /^[-+]?\d+$/.test(v) ? parseInt(v, 10) : NaN;
+      persistIntervalMs = (n > 20 ? n : 20) * 1000;
+    }
+    this.client ??= new HttpClient(this.config, { sleep: this.opts.sleep });
+    return new HttpStateManager(this.client, { dataDir, persistIntervalMs });
   }
 
   async deleteWorkspace(_workspace: string, _force: boolean): Promise<Diagnostic[]> {
