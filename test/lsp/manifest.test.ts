@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Commands } from '../../server/lsp/protocol';
 
 const root = process.cwd();
@@ -166,4 +166,28 @@ test('the manifest contributes the views, their menus, keybindings, settings and
   assert.match(m.capabilities.untrustedWorkspaces.description ?? '', /no provider code runs/);
 
   for (const s of ['test:e2e', 'demo', 'package']) assert.ok(m.scripts[s], `npm run ${s}`);
+});
+
+test('the packaged extension (the .vsix file set) is self-contained', async () => {
+  const { mkdtempSync, readdirSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  // @ts-expect-error: a plain .mjs module without type declarations
+  const { stageExtension } = (await import('../../scripts/vscode-e2e/stage-extension.mjs')) as { stageExtension(root: string, dest: string): string };
+  const dest = join(mkdtempSync(join(tmpdir(), 'foresight-stage-')), 'ext');
+  try {
+    stageExtension(root, dest);
+    assert.deepEqual(readdirSync(dest).sort(), ['LICENSE', 'README.md', 'dist', 'language-configuration.json', 'media', 'package.json', 'syntaxes']);
+    const m = JSON.parse(readFileSync(join(dest, 'package.json'), 'utf8')) as FullManifest & Manifest & { devDependencies?: unknown };
+    assert.equal(m.devDependencies, undefined);
+    assert.deepEqual(m.scripts, {});
+    // Every file the manifest names is inside the package.
+    const named = [m.main, m.icon, ...m.contributes.viewsContainers.activitybar.map((c) => c.icon), ...m.contributes.grammars.map((g) => g.path), ...m.contributes.languages.map((l) => l.configuration)];
+    for (const f of named) assert.ok(existsSync(join(dest, f)), `${f} is packaged`);
+    // The bundles need nothing from node_modules: the server, its WebAssembly, no source maps, no benchmark.
+    const dist = readdirSync(join(dest, 'dist')).sort();
+    for (const f of ['client.js', 'server.js', 'cli.js', 'web-tree-sitter.wasm', 'tree-sitter-terraform.wasm']) assert.ok(dist.includes(f), `dist/${f}`);
+    assert.deepEqual(dist.filter((f) => f.endsWith('.map') || f === 'bench.js'), []);
+  } finally {
+    rmSync(dirname(dest), { recursive: true, force: true });
+  }
 });
