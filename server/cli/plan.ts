@@ -206,7 +206,7 @@ export function parseOperationArgs(verb: Verb, raw: string[]): { args?: Operatio
 export function providerFactory(io?: { cwd: string; env?: Readonly<Record<string, string | undefined>> }): (fqn: string) => Provider | undefined {
   const cache = new Map<string, Provider | undefined>();
   return (fqn) => {
-    if (!cache.has(fqn)) cache.set(fqn, startBuiltinProvider(fqn) ?? (io && !fqn.startsWith('terraform.io/builtin/') ? externalProvider({ workDir: io.cwd, env: io.env, fqn }) : undefined));
+    if (!cache.has(fqn)) cache.set(fqn, startBuiltinProvider(fqn, io ? { workingDir: io.cwd } : {}) ?? (io && !fqn.startsWith('terraform.io/builtin/') ? externalProvider({ workDir: io.cwd, env: io.env, fqn }) : undefined));
     return cache.get(fqn);
   };
 }

@@ -3,7 +3,7 @@
 // incremental re-planning (only instances whose inputs changed reach PlanResourceChange).
 
 import { strict as assert } from 'node:assert';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { PlanRunRequest, RunInfo } from '../../server/lsp/protocol';
@@ -194,6 +194,36 @@ test('preview: an edit re-plans only the instances whose inputs changed', async 
     await c.waitFor('the second preview log', () => stats().length >= 2);
     assert.deepEqual(stats()[1], [1, N - 1]);
     assert.deepEqual(await c.hints(uri), []);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
+test('preview: output hover; a plan run flags drift found by its refresh', async () => {
+  const text = `resource "local_file" "f" {
+  filename = "\${path.module}/out.txt"
+  content  = "hello"
+}
+
+output "content" {
+  value = local_file.f.content
+}
+`;
+  const ws = workspace({ 'main.tf': text });
+  const c = new PreviewClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, previewDebounceMs: 10 });
+    const uri = ws.uri('main.tf');
+    await c.open(uri, text);
+    await c.nextPreview(ws.dir);
+    assert.equal(await c.hover(uri, 5, 3), '**output.content**: + create\n\nprior: `null`  \nplanned: `"hello"`');
+    await applyAll(c, ws.dir);
+    assert.equal(readFileSync(join(ws.dir, 'out.txt'), 'utf8'), 'hello');
+    rmSync(join(ws.dir, 'out.txt'));
+    const plan = await c.request<PlanRunRequest.Result>('foresight/plan', { directory: ws.dir });
+    assert.deepEqual(plan.changes.map((x) => [x.address, x.action, !!x.drifted, x.inState]), [['local_file.f', 'create', true, false]]);
+    assert.match(plan.output!, /# local_file\.f has been deleted/);
   } finally {
     await c.stop();
     ws.done();

@@ -475,6 +475,19 @@ export function referenceHovers(plan: Plan, root: Module, src: Sources, files: M
     if (!l) byGroup.set(k, (l = []));
     l.push(c);
   }
+  // Root outputs: prior and planned value.
+  for (const o of root.outputs.values()) {
+    const oc = plan.outputs.find((x) => x.module === '' && x.name === o.name);
+    if (!oc) continue;
+    const p = src.abs(o.declRange.filename);
+    let f = files.get(p);
+    if (!f) files.set(p, (f = { lenses: [], hints: [], hovers: [] }));
+    const shown = (v: Value) => (oc.sensitive ? '(sensitive value)' : display(v, 200));
+    f.hovers.push({
+      range: src.range(o.declRange),
+      markdown: `**output.${o.name}**: ${actionLabel(oc.action)}\n\nprior: \`${oc.before.isNull ? 'null' : shown(oc.before)}\`  \nplanned: \`${oc.after.isNull ? 'null' : shown(oc.after)}\``,
+    });
+  }
   const visit = (m: Module) => {
     const exprs = [
       ...m.resources.flatMap((r) => [...r.config.attributes.map((a) => a.expr), ...(r.count ? [r.count] : []), ...(r.forEach ? [r.forEach] : [])]),

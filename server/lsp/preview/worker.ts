@@ -239,7 +239,9 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     e.lspDiagnostics = lspDiagnostics(varDiags, src);
     return e;
   }
-  const base = providerFactory();
+  // The CLI's providers: built-in ones with relative paths resolved in `dir`, and the workspace's provider
+  // binaries (the workspace is trusted, or no preview would be asked for); all closed after the plan.
+  const base = providerFactory(io);
   const wrapped = new Map<string, Provider | undefined>();
   const providers = (fqn: string) => {
     if (!wrapped.has(fqn)) {
@@ -259,6 +261,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     workspace,
     signal: abort.signal,
   });
+  await Promise.all([...wrapped.values()].map((pr) => pr?.close().catch(() => undefined)));
   phase('plan');
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
   if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
