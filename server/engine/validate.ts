@@ -48,6 +48,11 @@ export interface ProviderValidationOptions {
    * block's `content` (the language server); Terraform's InConfigBody does not look into dynamic blocks.
    */
   throughDynamic?: boolean;
+  /**
+   * Leave out resources whose validation depends on more than their own file (module outputs, functions
+   * reading files or the clock): for checking one file out of its module (the language server's first pass).
+   */
+  contextFree?: boolean;
 }
 
 interface Cached {
@@ -108,9 +113,11 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
       out.push(...diags);
     }
     // Schemas first (one asynchronous call per provider), so that cached resources cost no await.
-    for (const r of m.resources) await schemaOf(fqnOf(resourceProviderLocal(r).local));
+    const locals = new Set(m.resources.map((r) => resourceProviderLocal(r).local));
+    for (const local of locals) await schemaOf(fqnOf(local));
     for (const r of m.resources) {
       if (opts.skip?.(r)) continue;
+      if (opts.contextFree && bodyInfo(r.config).uncacheable) continue;
       const fqn = fqnOf(resourceProviderLocal(r).local);
       const e = schemas.get(fqn);
       if (!e) continue;

@@ -79,8 +79,16 @@ export class WorkerEngine implements Engine {
     private readonly local: Engine,
   ) {}
 
+  /** Also starts the worker, so that it has loaded its code and parser by the time the first file opens. */
   init(): Promise<void> {
+    this.ensureWorker();
     return this.local.init();
+  }
+
+  /** The single-file first pass runs on the main thread (one small file; the worker may be busy). */
+  analyzeFile(path: string, text: string) {
+    if (!this.local.analyzeFile) return Promise.resolve([]);
+    return this.local.analyzeFile(path, text);
   }
 
   format(text: string, filename: string) {

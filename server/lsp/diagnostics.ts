@@ -50,6 +50,8 @@ interface DirState {
   texts: Map<string, string>;
   /** Documents edited since the last debounce expired (for the fast syntax path). */
   edited: Set<string>;
+  /** Whether the single-file first pass ran for this directory (it runs once, before its first results). */
+  firstPass?: boolean;
   waiters: (() => void)[];
 }
 
@@ -195,7 +197,9 @@ export class DiagnosticsScheduler {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
+      const edited = [...st.edited];
       this.fastSyntax(st);
+      this.firstPass(st, edited);
       this.start(dir);
     }, delay);
   }
@@ -232,6 +236,36 @@ export class DiagnosticsScheduler {
       if (this.sent.get(uri) === key) continue;
       this.sent.set(uri, key);
       this.sink.publish(uri, diags, doc.version);
+    }
+  }
+
+  /** How many documents of a directory get the single-file first pass (the first opened: the active one). */
+  static readonly FIRST_PASS_DOCUMENTS = 2;
+
+  /**
+   * Cold open (push mode): before a directory has any results, the first documents opened in it are checked
+   * on their own (Engine.analyzeFile: syntax and the provider diagnostics that depend on nothing outside the
+   * file) and those are published at once; the directory's analysis replaces them when it arrives.
+   */
+  private firstPass(st: DirState, uris: string[]): void {
+    if (this.pullMode || st.firstPass || st.results || !this.engine.analyzeFile) return;
+    st.firstPass = true;
+    for (const uri of uris.slice(0, DiagnosticsScheduler.FIRST_PASS_DOCUMENTS)) {
+      const doc = this.documents.get(uri);
+      if (!doc || doc.path === undefined || !doc.path.endsWith('.tf') || doc.text.length > DiagnosticsScheduler.FAST_SYNTAX_LIMIT) continue;
+      const { version, text, path } = doc;
+      void this.engine.analyzeFile(path, text).then(
+        (found) => {
+          const now = this.documents.get(uri);
+          if (this.disposed || st.results || !now || now.version !== version || this.dirs.get(doc.dir!) !== st) return;
+          const diags = found.map((d) => toLspDiagnostic(d, now.lines));
+          const key = JSON.stringify(diags);
+          if (this.sent.get(uri) === key) return;
+          this.sent.set(uri, key);
+          this.sink.publish(uri, diags, version);
+        },
+        (e) => this.log.error(`first pass of ${uri} failed: ${describeError(e)}`),
+      );
     }
   }
 

@@ -3,10 +3,12 @@
 // engine modules; main.ts runs its analyses in a worker thread (analysisWorker.ts), and tests may pass
 // their own Engine to startServer().
 
-import { isAbsolute, join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, isAbsolute, join } from 'node:path';
 import { ModuleAnalysis } from '../config/analysis';
 import type { Resource } from '../config/model';
-import type { ValidateResult } from '../config/validate';
+import { validateDirectory, type ValidateResult } from '../config/validate';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { hasErrors } from '../diags/diagnostic';
 import { providerValidationDiagnostics } from '../engine/validate';
@@ -38,6 +40,12 @@ export interface Engine {
    * which are used instead (unsaved editor contents). Never rejects for user errors; those are diagnostics.
    */
   analyzeDirectory(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis>;
+  /**
+   * A first, partial check of one file on its own, for a directory not analysed yet (cold open): the file's
+   * syntax errors and the provider diagnostics of its resources that depend on nothing outside it. Always a
+   * subset of what the directory's analysis reports for the same text (see fileLocalDiagnostics).
+   */
+  analyzeFile?(path: string, text: string): Promise<Diagnostic[]>;
   /** Formats one file as `terraform fmt` would; undefined when the formatter is not available. */
   format(text: string, filename: string): FormatResult | undefined;
   /** Applies client options; engines without such limits may omit it. */
@@ -107,15 +115,40 @@ export function builtinProviders(fqn: string): Provider | undefined {
  * (engine/validate.ts): schema errors and the providers' own Validate*Config diagnostics at the attribute
  * they concern. As in Terraform's walk, a body whose references failed is not decoded.
  */
-export async function withProviderDiagnostics(dir: string, result: ValidateResult): Promise<Diagnostic[]> {
+export async function withProviderDiagnostics(dir: string, result: ValidateResult, contextFree = false): Promise<Diagnostic[]> {
   const mod = result.module;
   if (!mod || (hasErrors(result.diagnostics) && !result.walkErrorsOnly)) return result.diagnostics;
   const errs = result.diagnostics.filter((d) => d.severity === 'error' && d.subject);
   const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
   const skip = (r: Resource) =>
     errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
-  const extra = await providerValidationDiagnostics(mod, { providers: builtinProviders, cwd: dir, skip, throughDynamic: true });
+  const extra = await providerValidationDiagnostics(mod, { providers: builtinProviders, cwd: dir, skip, throughDynamic: true, contextFree });
   return extra.length ? [...result.diagnostics, ...extra] : result.diagnostics;
+}
+
+/** An empty directory the single-file check loads its one file "into" (removed when the process exits). */
+let soloDir: string | undefined;
+
+/**
+ * The file-local first pass (Engine.analyzeFile): the file loaded alone, as if it were its module's only file,
+ * keeping only its syntax diagnostics and the provider diagnostics of resources whose bodies read nothing
+ * from other files (references to declarations elsewhere fail there, so such bodies are left out, as the
+ * validate walk leaves out bodies with reference errors; module outputs and file or clock functions are left
+ * out too). Static diagnostics are dropped: they depend on the other files.
+ */
+export async function fileLocalDiagnostics(path: string, text: string): Promise<Diagnostic[]> {
+  if (soloDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'foresight-file-'));
+    soloDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  const virtual = join(soloDir, basename(path));
+  const res = await validateDirectory(soloDir, { overlays: new Map([[virtual, text]]), budgetMs: PARSE_BUDGET_MS });
+  const all = await withProviderDiagnostics(soloDir, res, true);
+  const retarget = (r: Range | undefined): Range | undefined => (r ? { ...r, filename: path } : r);
+  return all
+    .filter((d) => (d.source === 'syntax' || d.source === 'provider') && (d.subject ?? d.context))
+    .map((d) => ({ ...d, subject: retarget(d.subject), context: retarget(d.context) }));
 }
 
 export const defaultEngine: Engine = {
@@ -129,6 +162,7 @@ export const defaultEngine: Engine = {
     }
     return grouped;
   },
+  analyzeFile: fileLocalDiagnostics,
   format(text, filename) {
     return format(text, filename);
   },

@@ -12,7 +12,8 @@
 //   - RSS of the server process (main thread and analysis worker) after 10,000 edits (≤ 300 MB), sampled
 //     every 2,000 edits to show it does not grow. Edits are sent as a user types: a burst of 49, then a wait
 //     for the diagnostics of the last one (superseded analyses are dropped by the server).
-// Environment: FORESIGHT_BENCH_LSP_FILES / _PER_FILE (250 / 20), FORESIGHT_BENCH_LSP_RSS_EDITS (10000).
+// Environment: FORESIGHT_BENCH_LSP_FILES / _PER_FILE (250 / 20), FORESIGHT_BENCH_LSP_RSS_EDITS (10000),
+// FORESIGHT_BENCH_LSP_PREVIEW=0 (the server without its preview plan: the analysis path alone).
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,9 +84,10 @@ export async function benchLsp(opts: { keep?: boolean } = {}): Promise<LspRow[]>
   const uri = (n: string) => pathToFileURL(join(dir, n)).href;
   const c = new TestClient();
   try {
-    const init = await c.initialize({ textDocument: { inlayHint: {}, hover: {}, completion: {} } }, { debounceMs: 0 });
+    const preview = process.env.FORESIGHT_BENCH_LSP_PREVIEW !== '0';
+    const init = await c.initialize({ textDocument: { inlayHint: {}, hover: {}, completion: {} } }, { debounceMs: 0, preview });
     const caps = init.capabilities;
-    rows.push({ what: `lsp: workspace ${files} files, ${files * perFile} resources, all open`, value: '' });
+    rows.push({ what: `lsp: workspace ${files} files, ${files * perFile} resources, all open${preview ? '' : ', preview off'}`, value: '' });
 
     // Cold open.
     const active = uri('f000.tf');
@@ -168,6 +170,7 @@ export async function benchLsp(opts: { keep?: boolean } = {}): Promise<LspRow[]>
     let last = NaN;
     const pid = c.proc.pid;
     rows.push({ what: 'lsp: RSS after cold open and the edits above', value: `${rssMB(pid).toFixed(0)} MB` });
+    rows.push({ what: 'lsp: load average (1 min) during the run', value: readFileSync('/proc/loadavg', 'utf8').split(' ')[0] });
     for (let k = 0; k < rssEdits; k++) {
       version++;
       await c.change(active, version, [edit(k)]);
