@@ -4,11 +4,12 @@
 //  2. builds the extension (esbuild.mjs) and bundles test/client/suite (mocha inside) to .test-work/client-suite/;
 //  3. copies examples/ to a temp dir, runs `foresight init` there, and runs the suite in code-server's extension
 //     host with that folder open (run-extension-tests.mjs); then again on a fresh copy with workspace trust on
-//     (FORESIGHT_E2E_MODE=untrusted).
-// Options: --skip-install (use the cache as it is), --only trusted|untrusted, --verbose, --logs DIR.
+//     (FORESIGHT_E2E_MODE=untrusted), and on an empty folder (FORESIGHT_E2E_MODE=empty).
+// Options: --skip-install (use the cache as it is), --only trusted|untrusted|empty, --verbose, --logs DIR.
 // Exit status 0 when every run passed. Temp dirs are removed; code-server and Chromium are always stopped.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -35,10 +36,10 @@ if (!opts['skip-install']) {
 say('building the extension and the test bundle');
 const suite = await bundleSuite(root);
 
-const modes = opts.only ? [opts.only] : ['trusted', 'untrusted'];
+const modes = opts.only ? [opts.only] : ['trusted', 'untrusted', 'empty'];
 let failed = 0;
 for (const mode of modes) {
-  const ws = workspaceCopy(root, mode === 'trusted');
+  const ws = mode === 'empty' ? fs.mkdtempSync(path.join(os.tmpdir(), 'foresight-e2e-empty-')) : workspaceCopy(root, mode === 'trusted');
   try {
     say(`suite "${mode}" on a copy of examples/ in ${ws}`);
     const args = [
