@@ -18,7 +18,7 @@
 // Contract: every request gets one answer ({id, result} or {id, error}); user errors come back as
 // diagnostics in results, never as thrown exceptions.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -97,11 +97,32 @@ export class Refusal extends Error {}
 
 // ---- the PlanResourceChange cache --------------------------------------------------------------------------
 
-const MAX_CACHE = 50_000;
-const planCache = new Map<string, Awaited<ReturnType<Provider['planResourceChange']>>>();
+/**
+ * PlanResourceChange answers of one directory's previews, by a hash of the whole request and the provider's
+ * configuration. An entry not used by the last two previews of its directory is dropped, so the cache holds about
+ * one answer per instance of the workspace.
+ */
+interface PlanCache {
+  gen: number;
+  entries: Map<string, { res: Awaited<ReturnType<Provider['planResourceChange']>>; gen: number }>;
+}
+const planCaches = new Map<string, PlanCache>();
 let counters = { planCalls: 0, cacheHits: 0 };
 
-function cachingProvider(fqn: string, p: Provider): Provider {
+function planCacheOf(dir: string): PlanCache {
+  let c = planCaches.get(dir);
+  if (!c) {
+    planCaches.set(dir, (c = { gen: 0, entries: new Map() }));
+    if (planCaches.size > 8) planCaches.delete(planCaches.keys().next().value as string);
+  }
+  return c;
+}
+
+function sweep(c: PlanCache): void {
+  for (const [k, e] of c.entries) if (e.gen < c.gen - 1) c.entries.delete(k);
+}
+
+function cachingProvider(fqn: string, p: Provider, cache: PlanCache): Provider {
   let configKey = '';
   return new Proxy(p, {
     get(t, k) {
@@ -118,23 +139,21 @@ function cachingProvider(fqn: string, p: Provider): Provider {
         return async (req: Parameters<Provider['planResourceChange']>[0]) => {
           let key: string | undefined;
           try {
-            key = fqn + '\u0000' + configKey + '\u0000' + JSON.stringify(toWire(req));
+            key = createHash('sha256')
+              .update(fqn + '\u0000' + configKey + '\u0000' + JSON.stringify(toWire(req)))
+              .digest('base64');
           } catch {
             key = undefined; // marked values cannot be keyed: not cached
           }
-          const hit = key === undefined ? undefined : planCache.get(key);
-          if (hit && !hit.diagnostics.length) {
+          const hit = key === undefined ? undefined : cache.entries.get(key);
+          if (hit) {
             counters.cacheHits++;
-            planCache.delete(key!);
-            planCache.set(key!, hit);
-            return hit;
+            hit.gen = cache.gen;
+            return hit.res;
           }
           counters.planCalls++;
           const res = await t.planResourceChange(req);
-          if (key !== undefined && !res.diagnostics.length) {
-            planCache.set(key, res);
-            if (planCache.size > MAX_CACHE) planCache.delete(planCache.keys().next().value as string);
-          }
+          if (key !== undefined && !res.diagnostics.length) cache.entries.set(key, { res, gen: cache.gen });
           return res;
         };
       if (k === 'applyResourceChange') return () => Promise.reject(new Error('the preview never applies'));
@@ -243,10 +262,12 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   // binaries (the workspace is trusted, or no preview would be asked for); all closed after the plan.
   const base = providerFactory(io);
   const wrapped = new Map<string, Provider | undefined>();
+  const prc = planCacheOf(dir);
+  prc.gen++;
   const providers = (fqn: string) => {
     if (!wrapped.has(fqn)) {
       const p = base(fqn);
-      wrapped.set(fqn, p && cachingProvider(fqn, p));
+      wrapped.set(fqn, p && cachingProvider(fqn, p, prc));
     }
     return wrapped.get(fqn);
   };
@@ -262,6 +283,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     signal: abort.signal,
   });
   await Promise.all([...wrapped.values()].map((pr) => pr?.close().catch(() => undefined)));
+  if (!abort.signal.aborted) sweep(prc);
   phase('plan');
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
   if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
