@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
   CodeAction,
-  CompletionItem,
   CompletionList,
   Diagnostic,
   FoldingRange,
@@ -297,6 +296,21 @@ test('completion: enum-like values that an attribute\'s schema lists, and the va
     assert.deepEqual(bySortText(mod), ['cidr', 'source', 'zones', 'count', 'depends_on', 'for_each', 'providers', 'version']);
     assert.deepEqual(item(mod, 'cidr'), { label: 'cidr', kind: 10, detail: 'string, required', sortText: '0cidr', textEdit: { range: range(10, 2, 10, 2), newText: 'cidr = $0' }, insertTextFormat: 2 });
     assert.equal(item(mod, 'zones')?.detail, 'number, optional');
+  });
+});
+
+test('completion: required_providers entries for the providers Foresight carries', async () => {
+  await session({ 'main.tf': 'terraform {\n  required_providers {\n    \n  }\n}\n' }, async (c, ws) => {
+    const l = await completion(c, ws.uri('main.tf'), 2, 4);
+    assert.deepEqual(labels(l), ['archive', 'http', 'local', 'null', 'random', 'terraform', 'time', 'tls']);
+    assert.deepEqual(item(l, 'random'), {
+      label: 'random',
+      kind: 9,
+      detail: 'hashicorp/random 3.7.2',
+      textEdit: { range: range(2, 4, 2, 4), newText: 'random = {\n\tsource  = "hashicorp/random"\n\tversion = "3.7.2"\n}' },
+      insertTextFormat: 2,
+    });
+    assert.equal(item(l, 'terraform')?.textEdit?.newText, 'terraform = {\n\tsource = "terraform.io/builtin/terraform"\n}');
   });
 });
 
@@ -667,4 +681,3 @@ test('editing features answer for documents the server does not know, and surviv
   });
 });
 
-void ({} as CompletionItem);

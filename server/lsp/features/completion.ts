@@ -25,6 +25,7 @@ import {
   type SignatureInformation,
 } from 'vscode-languageserver';
 import { allFunctions } from '../../lang/funcs/registry';
+import { BUILTIN_PROVIDERS } from '../../providers/builtin/index';
 import type { FuncSpec } from '../../lang/funcs/function';
 import { friendlyName } from '../../lang/types';
 import type { Attribute, Block } from '../../providers/schema';
@@ -241,7 +242,9 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
       }
       for (const it of nameItems(ws, schemas, ctx.blocks, m)) {
         const block = it.kind === CompletionItemKind.Module || it.kind === CompletionItemKind.Struct;
-        items.push({ ...it, textEdit: { range, newText: snippetFor(it.label, (it.data as { labels?: string[] } | undefined)?.labels ?? [], block) }, insertTextFormat: InsertTextFormat.Snippet, data: undefined });
+        const data = it.data as { labels?: string[]; snippet?: string } | undefined;
+        const newText = data?.snippet ?? snippetFor(it.label, data?.labels ?? [], block);
+        items.push({ ...it, textEdit: { range, newText }, insertTextFormat: InsertTextFormat.Snippet, data: undefined });
       }
       break;
     }
@@ -272,7 +275,7 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
       const word = before.match(/[A-Za-z_][\w-]*$/)?.[0] ?? '';
       if (/[\w.-]$/.test(before.slice(0, before.length - word.length)) && word === '') break;
       const range = edit(offset - word.length);
-      for (const it of rootItems(ws, schemas, m, ctx.blocks, ctx.attribute)) {
+      for (const it of rootItems(schemas, m, ctx.blocks, ctx.attribute)) {
         const isFn = it.kind === CompletionItemKind.Function;
         items.push({ ...it, textEdit: { range, newText: isFn ? `${it.label}($0)` : it.label }, ...(isFn ? { insertTextFormat: InsertTextFormat.Snippet } : {}) });
       }
@@ -388,6 +391,15 @@ function nameItems(ws: Workspace, schemas: ProviderSchemas, blocks: readonly Blo
       }
     }
   }
+  // required_providers: the providers Foresight carries, with their source and version.
+  if (blocks.length === 2 && blocks[0].type === 'terraform' && last.type === 'required_providers') {
+    for (const [name, info] of [...schemas.providers].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
+      const source = info.address.replace(/^registry\.terraform\.io\//, '');
+      const version = BUILTIN_PROVIDERS.find((b) => b.address === info.address)?.version ?? '';
+      const body = version ? `source  = "${source}"\n\tversion = "${version}"` : `source = "${source}"`;
+      push({ label: name, kind: CompletionItemKind.Module, detail: version ? `${source} ${version}` : source, data: { snippet: `${name} = {\n\t${body}\n}` } });
+    }
+  }
   const key = builtinKey(blocks);
   const builtin = key ? BUILTIN_BODIES[key] : undefined;
   if (builtin) {
@@ -435,7 +447,7 @@ function uniqueSorted(names: Iterable<string>): string[] {
 
 function traversalItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex | undefined, blocks: readonly BlockFrame[], steps: string[], iterators: ReadonlySet<string>): CompletionItem[] {
   const decls = m?.decls.map((d) => d.decl) ?? [];
-  const [root, s1, s2] = steps;
+  const [root, s1] = steps;
   const n = steps.length;
   const top = blocks[0];
   switch (root) {
@@ -470,7 +482,6 @@ function traversalItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex 
       if (n === 1) return uniqueSorted(decls.filter((d) => d.kind === 'data').map((d) => d.type!)).map((t) => ({ label: t, kind: CompletionItemKind.Class, detail: 'data source type' }));
       if (n === 2) return uniqueSorted(decls.filter((d) => d.kind === 'data' && d.type === s1).map((d) => d.name)).map((x) => ({ label: x, kind: CompletionItemKind.Variable, detail: `data.${s1}` }));
       if (n === 3) return schemaAttrItems(schemas.dataSources.get(s1)?.schema.block);
-      void s2;
       return [];
     case 'each':
       return n === 1 && top && hasArg(m, top, 'for_each')
@@ -538,8 +549,7 @@ function functionDetails(): [string, string][] {
     .map((n) => [n, signatureOf(n, allFunctions[n]).label]));
 }
 
-function rootItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex | undefined, blocks: readonly BlockFrame[], attribute: string | undefined): CompletionItem[] {
-  void ws;
+function rootItems(schemas: ProviderSchemas, m: ModuleIndex | undefined, blocks: readonly BlockFrame[], attribute: string | undefined): CompletionItem[] {
   const items: CompletionItem[] = [];
   const attr = attribute ? schemaAttribute(schemas, blocks, attribute) : undefined;
   if (attr) {
