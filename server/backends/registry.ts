@@ -426,3 +426,23 @@ export function backendErrorDiagnostics(e: unknown): Diagnostic[] {
   if (e instanceof BackendOpenError) return e.diagnostics;
   return [error((e as Error)?.message ?? String(e))];
 }
+
+/**
+ * The configured backend of a directory, for the language server and other callers outside the CLI: reads the
+ * root module's backend block from disk and opens what `init` recorded (or the local backend), with the selected
+ * workspace. Never throws for user input; errors are diagnostics (e.g. "Backend initialization required").
+ */
+export async function openDirectoryBackend(
+  dir: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<{ type: string; workspace: string; backend?: Workspaces; diagnostics: Diagnostic[] }> {
+  const { loadModuleTree } = await import('../config/load');
+  const res = await loadModuleTree(dir);
+  const block = res.module.terraform.find((t) => t.backend)?.backend;
+  try {
+    const r = await openBackend(block, { cwd: dir, env });
+    return { ...r, workspace: selectedWorkspace(dir, env) };
+  } catch (e) {
+    return { type: 'local', workspace: selectedWorkspace(dir, env), diagnostics: backendErrorDiagnostics(e) };
+  }
+}

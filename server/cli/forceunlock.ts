@@ -1,11 +1,14 @@
 // `foresight force-unlock [-force] LOCK_ID`: Terraform's unlock.go against the local backend. Local state can only
 // be unlocked by the process holding the lock, so without -force Terraform refuses ("Local state cannot be
 // unlocked by another process") and with -force the fresh state manager fails with "LocalState not locked";
-// Foresight reproduces both, with Terraform's exit statuses.
+// Foresight reproduces both, with Terraform's exit statuses. Remote backends (pg, http) ask "Do you really want
+// to force-unlock?" unless -force, then call the backend's unlock (pg's does nothing when this process holds no lock,
+// as Terraform's).
 
 import { helpText } from './help/index';
 import type { CliIO } from './io';
-import { backendConfigErrors, localBackend, makeUi, parseFlags, stripNoColor, wantsHelp } from './state/meta';
+import { FilesystemStateManager } from '../backends/local/filesystem';
+import { backendConfigErrors, colorize, localBackend, makeUi, parseFlags, stripNoColor, wantsHelp } from './state/meta';
 
 export async function runForceUnlock(rawArgs: string[], io: CliIO): Promise<number> {
   if (wantsHelp(rawArgs)) {
@@ -40,8 +43,28 @@ export async function runForceUnlock(rawArgs: string[], io: CliIO): Promise<numb
     return 1;
   }
   if (f.values.get('force') !== true) {
-    ui.error('Local state cannot be unlocked by another process');
-    return 1;
+    if (mgr instanceof FilesystemStateManager) {
+      ui.error('Local state cannot be unlocked by another process');
+      return 1;
+    }
+    // A remote backend (pg, http): Terraform asks first.
+    io.stdout(
+      colorize(
+        '[reset][bold]Do you really want to force-unlock?[reset]\n  Terraform will remove the lock on the remote state.\n  This will allow local Terraform commands to modify this state, even though it\n  may still be in use. Only \'yes\' will be accepted to confirm.\n\n  [bold]Enter a value:[reset] ',
+        color,
+      ),
+    );
+    const input = await io.stdin();
+    const nl = input.indexOf('\n');
+    if (nl < 0) {
+      ui.error('Error asking for confirmation: EOF');
+      return 1;
+    }
+    io.stdout('\n');
+    if (input.slice(0, nl).replace(/\r$/, '') !== 'yes') {
+      ui.output('force-unlock cancelled.');
+      return 1;
+    }
   }
   try {
     await mgr.unlock(lockID);

@@ -359,3 +359,29 @@ test('CLI: init -migrate-state local -> pg -> local keeps every workspace, resou
 });
 
 export type { PgBackend };
+
+test('openDirectoryBackend (for the language server) opens the pg backend a directory was initialised with', { timeout: 60_000 }, async (t) => {
+  if (skipUnlessPg(t)) return;
+  const { conn } = db();
+  const dir = workdir(conn);
+  try {
+    assert.equal(fs(dir, ['init', '-no-color']).status, 0);
+    assert.equal(fs(dir, ['apply', '-auto-approve', '-no-color']).status, 0);
+    const { openDirectoryBackend } = await import('../../server/backends/registry');
+    const r = await openDirectoryBackend(dir, { ...process.env, TF_WORKSPACE: '' });
+    assert.deepEqual(r.diagnostics, []);
+    assert.equal(r.type, 'pg');
+    assert.equal(r.workspace, 'default');
+    const m = await r.backend!.stateMgr('default');
+    await m.refresh();
+    assert.equal(m.read()!.modules.get('')!.resources.size, 1);
+    await (r.backend as PgBackend).close();
+    // Uninitialised change: a diagnostic, not an exception.
+    writeFileSync(join(dir, 'backend.tf'), 'terraform {\n  backend "local" {}\n}\n');
+    const u = await openDirectoryBackend(dir, {});
+    assert.equal(u.backend, undefined);
+    assert.equal(u.diagnostics[0].summary, 'Backend initialization required: please run "terraform init"');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
