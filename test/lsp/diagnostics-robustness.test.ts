@@ -158,3 +158,33 @@ test('cold open: the first opened file gets its own file’s diagnostics before 
     ws.done();
   }
 });
+
+test('odd request orders: change before open, open twice, close twice, untitled documents, pulls of closed documents', async () => {
+  const ws = workspace({ 'main.tf': MAIN });
+  const c = new TestClient();
+  try {
+    await c.initialize({ textDocument: { diagnostic: {} } }, { debounceMs: 0, preview: false });
+    const uri = ws.uri('main.tf');
+    await c.change(uri, 5, [{ text: 'x' }]);
+    await c.close(uri);
+    await c.open(uri, 'resource "terraform_data" "a" {\n  bogus = 1\n}\n');
+    await c.open(uri, MAIN); // opened again: the second text wins
+    const r = await c.request<{ items: { message: string }[] }>('textDocument/diagnostic', { textDocument: { uri } });
+    assert.deepEqual(r.items.map((d) => d.message.split('\n')[0]), ['Unsupported argument']);
+    assert.match(r.items[0].message, /"inputt"/);
+    await c.open('untitled:Untitled-1', MAIN);
+    const u = await c.request<{ items: unknown[] }>('textDocument/diagnostic', { textDocument: { uri: 'untitled:Untitled-1' } });
+    assert.deepEqual(u.items, [], 'a document without a directory gets no module analysis');
+    const syms = await c.request<unknown[]>('textDocument/documentSymbol', { textDocument: { uri: 'untitled:Untitled-1' } });
+    assert.equal(syms.length, 1);
+    await c.close(uri);
+    await c.close(uri);
+    const closed = await c.request<{ items: unknown[] }>('textDocument/diagnostic', { textDocument: { uri } });
+    assert.deepEqual(closed.items, []);
+    assert.ok(c.alive);
+    assert.deepEqual(c.logs.filter((l) => /uncaught|unhandled| failed: /.test(l)), []);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
