@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { readStateFile, writeStateFile } from '../../server/states/statefile';
 import { LockError, lockInfoString, type LockInfo } from '../../server/states/statemgr';
 import { configureHttpBackend } from '../../server/backends/http/index';
-import { StateServer } from './httpServer';
+import { hasOpenssl, makeCerts, StateServer } from './httpServer';
 
 const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
 const NOTICE = 'terraform is not installed; the http backend interoperability test needs it';
@@ -349,5 +349,44 @@ test('redirects: terraform and Foresight follow a 307 for POST alike, and stop a
   } finally {
     await srv.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('TLS: terraform and Foresight agree on an unknown CA, a missing client certificate, and mutual TLS (PEMs from TF_HTTP_* variables)', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform || !hasOpenssl) {
+    t.skip(!hasTerraform ? NOTICE : 'openssl is not installed; the TLS interoperability test needs it to make certificates');
+    return;
+  }
+  const certDir = mkdtempSync(join(tmpdir(), 'foresight-http-tls-'));
+  const c = makeCerts(certDir);
+  const srv = await new StateServer({ tls: { key: c.serverKey, cert: c.serverCert, ca: c.ca, requestCert: true } }).start();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-tls-tf-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  const base: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '', TF_HTTP_RETRY_MAX: '0' };
+  writeFileSync(join(dir, 'main.tf'), `terraform {\n  backend "http" {\n    address = "${srv.base}/state"\n  }\n}\n\n${RESOURCES}`);
+  const cases: [string, Record<string, string>][] = [
+    ['no CA', {}],
+    ['CA, no client certificate', { TF_HTTP_CLIENT_CA_CERTIFICATE_PEM: c.ca }],
+    ['mutual TLS', { TF_HTTP_CLIENT_CA_CERTIFICATE_PEM: c.ca, TF_HTTP_CLIENT_CERTIFICATE_PEM: c.clientCert, TF_HTTP_CLIENT_PRIVATE_KEY_PEM: c.clientKey }],
+  ];
+  try {
+    for (const [name, vars] of cases) {
+      rmSync(join(dir, '.terraform'), { recursive: true, force: true });
+      const init = await run('terraform', ['init', '-input=false', '-no-color'], dir, { ...base, ...vars });
+      const mine = await (await configureHttpBackend({ address: `${srv.base}/state` }, { TF_HTTP_RETRY_MAX: '0', ...vars }).backend!.stateMgr('default')).refresh();
+      if (name === 'mutual TLS') {
+        assert.equal(init.status, 0, init.stdout + init.stderr);
+        assert.deepEqual(mine, []);
+      } else {
+        assert.equal(init.status, 1, name);
+        const tfErr = /Error: Error refreshing state: (.*)\n/.exec(init.stderr)?.[1];
+        assert.equal(mine[0].summary, `error loading state: ${tfErr}`, name);
+      }
+    }
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(certDir, { recursive: true, force: true });
   }
 });

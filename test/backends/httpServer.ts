@@ -5,6 +5,9 @@
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Recorded {
   method: string;
@@ -124,4 +127,23 @@ export class StateServer {
         return send(405);
     }
   }
+}
+
+export const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl in `dir`. */
+export function makeCerts(dir: string): Record<'ca' | 'serverKey' | 'serverCert' | 'clientKey' | 'clientCert', string> {
+  const run = (args: string[]) => {
+    const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${r.stderr}`);
+  };
+  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=test-ca']);
+  for (const n of ['server', 'client']) {
+    run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${n}.key`, '-out', `${n}.csr`, '-subj', `/CN=${n}`]);
+    const ext = join(dir, `${n}.ext`);
+    writeFileSync(ext, n === 'server' ? 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' : 'extendedKeyUsage=clientAuth\n');
+    run(['x509', '-req', '-in', `${n}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${n}.crt`, '-days', '2', '-extfile', ext]);
+  }
+  const r = (f: string) => readFileSync(join(dir, f), 'utf8');
+  return { ca: r('ca.crt'), serverKey: r('server.key'), serverCert: r('server.crt'), clientKey: r('client.key'), clientCert: r('client.crt') };
 }

@@ -121,6 +121,22 @@ const CERT_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+/** crypto/tls alert texts for OpenSSL's alert names. */
+const GO_ALERTS: Record<string, string> = {
+  CERTIFICATE_REQUIRED: 'certificate required',
+  BAD_CERTIFICATE: 'bad certificate',
+  HANDSHAKE_FAILURE: 'handshake failure',
+  UNKNOWN_CA: 'unknown certificate authority',
+  CERTIFICATE_EXPIRED: 'expired certificate',
+  CERTIFICATE_REVOKED: 'revoked certificate',
+  CERTIFICATE_UNKNOWN: 'unknown certificate',
+  UNSUPPORTED_CERTIFICATE: 'unsupported certificate',
+  ACCESS_DENIED: 'access denied',
+  DECRYPT_ERROR: 'error decrypting message',
+  PROTOCOL_VERSION: 'protocol version not supported',
+  INTERNAL_ERROR: 'internal error',
+};
+
 /** Go's text for a Node transport error, and whether retryablehttp's policy retries it. */
 function transportError(method: string, rawURL: string, url: URL, e: NodeJS.ErrnoException): TransportError {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -139,6 +155,10 @@ function transportError(method: string, rawURL: string, url: URL, e: NodeJS.Errn
   } else if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     inner = `tls: failed to verify certificate: x509: certificate is not valid for ${host}`;
     retry = false;
+  } else if (/^ERR_SSL_(TLSV13|TLSV1|SSLV3)_ALERT_/.test(code)) {
+    // The server refused the handshake with an alert: Go's "remote error: tls: <alert>" (retried by the policy).
+    const alert = code.replace(/^ERR_SSL_(TLSV13|TLSV1|SSLV3)_ALERT_/, '');
+    inner = `remote error: tls: ${GO_ALERTS[alert] ?? alert.toLowerCase().replace(/_/g, ' ')}`;
   } else if (CERT_CODES.has(code)) {
     inner = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
     retry = false;
