@@ -176,6 +176,8 @@ test('preview: an untrusted workspace gets no preview and no runs', async () => 
     await assert.rejects(c.request('foresight/preview', { directory: ws.dir }), (e: Error & { code: number }) => e.code === -32803 && e.message === msg);
     assert.deepEqual(await c.lenses(uri), []);
     assert.equal(c.previews.length, 0);
+    // Reading the state runs no provider code: allowed.
+    assert.deepEqual(await c.request('foresight/workspaces', { directory: ws.dir }), { current: 'default', workspaces: ['default'] });
     // Trusting the workspace starts the preview.
     await c.conn.sendNotification('foresight/trust', { trusted: true });
     const p = await c.nextPreview(ws.dir);

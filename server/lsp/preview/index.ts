@@ -331,13 +331,14 @@ class PreviewController {
     req(ApplyRunRequest.method, (p: ApplyRunRequest.Params) => this.applyRun(p));
     req(CancelRunRequest.method, (p: CancelRunRequest.Params) => this.cancelRun(p));
     req(ListRunsRequest.method, () => this.runs.map((r) => ({ ...r.info, resources: [...r.progress.values()] })));
-    req(StateRequest.method, (p: StateRequest.Params) => this.guarded(() => this.worker.request<StateRequest.Result>({ kind: 'state', dir: this.dirOf(p) })));
+    // Reading the state and the workspace list runs no provider code: allowed in an untrusted workspace too.
+    req(StateRequest.method, (p: StateRequest.Params) => this.guarded(() => this.worker.request<StateRequest.Result>({ kind: 'state', dir: this.dirOf(p) }), true));
     req(WorkspacesRequest.method, (p: WorkspacesRequest.Params) =>
       this.guarded(async () => {
         const r = await this.worker.request<WorkspacesRequest.Result>({ kind: 'workspaces', dir: this.dirOf(p), select: p.select });
         if (p.select !== undefined) this.schedule(this.dirOf(p), 0);
         return r;
-      }),
+      }, true),
     );
     req(PlannedDiffRequest.method, (p: PlannedDiffRequest.Params) =>
       this.guarded(async () => {
@@ -353,8 +354,8 @@ class PreviewController {
     return p.directory;
   }
 
-  private async guarded<R>(fn: () => Promise<R>): Promise<R> {
-    if (!this.trusted) throw new ResponseError(LSPErrorCodes.RequestFailed, UNTRUSTED);
+  private async guarded<R>(fn: () => Promise<R>, untrustedOk = false): Promise<R> {
+    if (!this.trusted && !untrustedOk) throw new ResponseError(LSPErrorCodes.RequestFailed, UNTRUSTED);
     try {
       return await fn();
     } catch (e) {

@@ -430,7 +430,7 @@ export async function run(
     exitCode: code,
     cancelled: abort.signal.aborted,
     output: out.join(''),
-    diagnostics: diags.map((d) => runDiagnostic(d, o.directory)),
+    diagnostics: diags.map((d) => runDiagnostic(d, o.directory, new Sources(o.directory, new Map()))),
     durationMs: Math.round(performance.now() - t0),
   };
   if (planMade) {
