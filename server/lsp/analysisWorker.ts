@@ -5,7 +5,8 @@
 // running this same bundle (main.ts dispatches on workerData.role). WorkerEngine is the Engine the server
 // uses: it forwards analyzeDirectory to the worker and formats on the main thread (fast, synchronous). An
 // analysis that exceeds the time limit is abandoned: the worker is terminated, the call rejects (the
-// scheduler logs it and keeps the previous diagnostics) and the next call starts a fresh worker.
+// scheduler logs it and keeps the previous diagnostics) and the next call starts a fresh worker, giving that
+// directory twice the time (up to 16 times the limit).
 //
 // Order: the worker runs one analysis at a time; the requests waiting for it are served newest first, since
 // the newest comes from the directory the user touched last (many-module workspaces: the module of the file
@@ -131,15 +132,25 @@ export class WorkerEngine implements Engine {
     );
   }
 
+  /**
+   * Per directory, how many times the time limit its analyses get (doubled after each abandoned one, up to
+   * 16): on a slow or busy machine a large module still gets analysed in the end, while a pathological one
+   * is abandoned again and again without holding up the others for long.
+   */
+  private readonly slow = new Map<string, number>();
+
   private send(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis> {
     const w = this.ensureWorker();
     const id = this.nextId++;
+    const factor = this.slow.get(dir) ?? 1;
+    const limit = this.timeoutMs * factor;
     return new Promise<DirectoryAnalysis>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error(`analysis of ${dir} took longer than ${this.timeoutMs} ms and was abandoned`));
+        this.slow.set(dir, Math.min(16, factor * 2));
+        reject(new Error(`analysis of ${dir} took longer than ${limit} ms and was abandoned`));
         this.restart();
-      }, this.timeoutMs);
+      }, limit);
       this.pending.set(id, { resolve, reject, timer });
       const req: Request = { id, dir, overlays: [...overlays] };
       w.postMessage(req);
