@@ -390,3 +390,49 @@ test('TLS: terraform and Foresight agree on an unknown CA, a missing client cert
     rmSync(certDir, { recursive: true, force: true });
   }
 });
+
+test('retries: on 5xx terraform and Foresight make the same number of attempts and give up with the same error', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-retry-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  const vars = { TF_HTTP_RETRY_MAX: '3', TF_HTTP_RETRY_WAIT_MIN: '0', TF_HTTP_RETRY_WAIT_MAX: '0' };
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '', ...vars };
+  writeFileSync(join(dir, 'main.tf'), `terraform {\n  backend "http" {\n    address = "${srv.base}/state"\n  }\n}\n`);
+  try {
+    for (const status of [500, 502, 503]) {
+      rmSync(join(dir, '.terraform'), { recursive: true, force: true });
+      srv.requests.length = 0;
+      srv.inject.length = 0;
+      for (let i = 0; i < 10; i++) srv.inject.push({ status });
+      const init = await run('terraform', ['init', '-input=false', '-no-color'], dir, env);
+      assert.equal(init.status, 1);
+      const tfErr = /Error: Error refreshing state: (.*)\n/.exec(init.stderr)?.[1];
+      const tfCount = srv.requests.length;
+      srv.requests.length = 0;
+      srv.inject.length = 0;
+      for (let i = 0; i < 10; i++) srv.inject.push({ status });
+      const mine = await (await configureHttpBackend({ address: `${srv.base}/state` }, vars).backend!.stateMgr('default')).refresh();
+      assert.equal(srv.requests.length, tfCount, `attempts on ${status}`);
+      assert.equal(mine[0].summary, `error loading state: ${tfErr}`);
+    }
+    // A 5xx that clears up in time: both succeed after the same attempts.
+    rmSync(join(dir, '.terraform'), { recursive: true, force: true });
+    srv.requests.length = 0;
+    srv.inject.length = 0;
+    srv.inject.push({ status: 500 }, { status: 429 });
+    assert.equal((await run('terraform', ['init', '-input=false', '-no-color'], dir, env)).status, 0);
+    const tfCount = srv.requests.length;
+    srv.requests.length = 0;
+    srv.inject.push({ status: 500 }, { status: 429 });
+    assert.deepEqual(await (await configureHttpBackend({ address: `${srv.base}/state` }, vars).backend!.stateMgr('default')).refresh(), []);
+    assert.equal(srv.requests.length, tfCount);
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

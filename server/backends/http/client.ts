@@ -18,7 +18,7 @@
 //   a username is set (else the address's user:password, as Go's client does).
 // Retries (retryablehttp): a connection error (not a certificate or scheme error), 429, or a 5xx other than 501 is
 // retried up to retry_max times, waiting min*2^i seconds capped at max (or Retry-After for 429/503); when retries
-// run out the error is "<METHOD> <url> giving up after N attempt(s)[: cause]", wrapped as "Failed to <what>: ...".
+// run out the error is "<METHOD> <url> giving up after N attempt(s)[: transport error]", wrapped as "Failed to <what>: ...".
 
 import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -329,20 +329,15 @@ export class HttpClient {
         if (!(e instanceof TransportError)) throw e;
         err = e;
       }
+      // DefaultRetryPolicy decides from the transport error or status but does not pass its reason on, so when
+      // retries run out only a transport error is named.
       let retry: boolean;
-      let checkErr: string | undefined;
-      if (err) {
-        retry = err.retry;
-        checkErr = err.message;
-      } else if (resp!.status === 429) retry = true;
-      else if (resp!.status === 0 || (resp!.status >= 500 && resp!.status !== 501)) {
-        retry = true;
-        checkErr = `unexpected HTTP status ${resp!.status} ${resp!.statusText}`;
-      } else retry = false;
+      if (err) retry = err.retry;
+      else retry = resp!.status === 429 || resp!.status === 0 || (resp!.status >= 500 && resp!.status !== 501);
       if (!retry || c.retryMax - i <= 0) {
         if (!retry && !err) return resp!;
         const base = `${method} ${redact(rawURL)} giving up after ${attempt} attempt(s)`;
-        throw new Error(checkErr ? `${base}: ${checkErr}` : base);
+        throw new Error(err ? `${base}: ${err.message}` : base);
       }
       await this.sleep(backoff(c.retryWaitMin * 1000, c.retryWaitMax * 1000, i, resp));
     }
