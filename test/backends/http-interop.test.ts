@@ -436,3 +436,63 @@ test('retries: on 5xx terraform and Foresight make the same number of attempts a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('status handling: terraform and Foresight report the same error for each GET and LOCK answer', { timeout: 180_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-status-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '', TF_HTTP_RETRY_MAX: '0' };
+  const conf = { address: `${srv.base}/state`, lock_address: `${srv.base}/lock`, unlock_address: `${srv.base}/lock` };
+  writeFileSync(
+    join(dir, 'main.tf'),
+    `terraform {\n  backend "http" {\n    address        = "${conf.address}"\n    lock_address   = "${conf.lock_address}"\n    unlock_address = "${conf.unlock_address}"\n  }\n}\n`,
+  );
+  type Answer = { status: number; headers?: Record<string, string>; body?: string };
+  const gets: Answer[] = [
+    { status: 401 },
+    { status: 403 },
+    { status: 418 },
+    { status: 501 },
+    { status: 200, body: '{"version":4}', headers: { 'Content-MD5': 'not base64!' } },
+  ];
+  try {
+    for (const a of gets) {
+      rmSync(join(dir, '.terraform'), { recursive: true, force: true });
+      srv.inject.length = 0;
+      srv.inject.push(a);
+      const init = await run('terraform', ['init', '-input=false', '-no-color'], dir, env);
+      const tfErr = /Error: Error refreshing state: (.*)\n/.exec(init.stderr)?.[1];
+      srv.inject.push(a);
+      const mine = await (await configureHttpBackend(conf, { TF_HTTP_RETRY_MAX: '0' }).backend!.stateMgr('default')).refresh();
+      assert.equal(mine[0]?.summary, `error loading state: ${tfErr}`, JSON.stringify(a));
+    }
+    srv.inject.length = 0;
+    rmSync(join(dir, '.terraform'), { recursive: true, force: true });
+    assert.equal((await run('terraform', ['init', '-input=false', '-no-color'], dir, env)).status, 0);
+    const locks: Answer[] = [{ status: 401 }, { status: 403 }, { status: 418 }, { status: 409, body: 'garbage' }, { status: 423, body: 'null' }];
+    for (const a of locks) {
+      srv.inject.length = 0;
+      srv.inject.push(a);
+      const plan = await run('terraform', ['plan', '-input=false', '-no-color', '-lock-timeout=0s'], dir, env);
+      assert.equal(plan.status, 1);
+      const tfMsg = /Error message: ([^\n]*(?:\n[^\n]+)*?)(?:\nLock Info:|\n\n)/.exec(plan.stderr)?.[1]?.replace(/\n/g, ' ');
+      srv.inject.push(a);
+      const mgr = await configureHttpBackend(conf, { TF_HTTP_RETRY_MAX: '0' }).backend!.stateMgr('default');
+      let msg = '';
+      try {
+        await mgr.lock({ ID: 'x', Operation: 'OperationTypePlan', Info: '', Who: 'a@b', Version: '1.11.4', Created: '', Path: '' });
+      } catch (e) {
+        msg = (e as Error).message.split('\nLock Info:')[0];
+      }
+      assert.equal(msg, tfMsg, JSON.stringify(a));
+    }
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
