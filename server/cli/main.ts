@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { CliIO, Command } from './io';
 import { commands } from './commands';
 import usage from './usage.txt';
+import { cliPluginScope } from '../plugin/client/factory';
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const args = [...argv];
@@ -50,5 +51,6 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.stderr(`Terraform has no command named "${verb}".\n\nTo see all of Terraform's top-level commands, run:\n  terraform -help\n\n`);
     return 1;
   }
-  return cmd(args, { ...io, cwd });
+  // Provider binaries started by the command end with it (server/plugin/client/factory.ts).
+  return cliPluginScope(() => cmd(args, { ...io, cwd }));
 }

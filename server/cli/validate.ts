@@ -8,6 +8,8 @@ import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import { renderDiagnosticsView as renderDiagnostics } from '../diags/render';
 import { validateDirectory } from '../config/validate';
+import { providerValidationDiagnostics } from '../engine/validate';
+import { providerFactory } from './plan';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -42,6 +44,12 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   const rel = positional[0] ?? '.';
   const dir = isAbsolute(rel) ? rel : resolve(cwd, rel);
   const res = await validateDirectory(dir, { coreVersion: true });
+  // The provider part of Terraform's validate walk (engine/validate.ts) with the working directory's providers: the
+  // built-in ones and the binaries `init` installed (server/plugin/client/factory.ts), located from `cwd`.
+  if (res.module && !hasErrors(res.diagnostics)) {
+    const env = (io as { env?: Readonly<Record<string, string | undefined>> }).env;
+    res.diagnostics.push(...(await providerValidationDiagnostics(res.module, { providers: providerFactory({ cwd, env }), cwd: dir })));
+  }
   // Diagnostics name the directory as the user wrote it.
   const diags = res.diagnostics.map((d) =>
     d.summary === 'Failed to read module directory' ? { ...d, detail: `Module directory ${rel} does not exist or cannot be read.` } : d,

@@ -11,7 +11,7 @@ import { colorize } from '../../../cli/state/meta';
 import { goQuote } from '../../../lang/format';
 import { compareBytes } from '../../../lang/types';
 import type { Type } from '../../../lang/types';
-import type { Value } from '../../../lang/value';
+import { Value } from '../../../lang/value';
 import type { Action } from '../../../plans/plan';
 import type { Path } from '../../../providers/path';
 import type { Attribute, Block, NestedBlock } from '../../../providers/schema';
@@ -219,7 +219,44 @@ function multilineLines(s: string, indent: number, o: RenderOpts): string[] {
   return lines;
 }
 
+/** A parsed JSON document as a Value of its JSON shape (objects, tuples, strings, numbers, bools, nulls). */
+function jsonToValue(j: unknown): Value {
+  if (j === null) return Value.null();
+  if (typeof j === 'string') return Value.string(j);
+  if (typeof j === 'number') return Value.number(j);
+  if (typeof j === 'boolean') return Value.bool(j);
+  if (Array.isArray(j)) return Value.tuple(j.map(jsonToValue));
+  return Value.object(new Map(Object.entries(j as Record<string, unknown>).map(([k, x]) => [k, jsonToValue(x)])));
+}
+
+/** renderStringDiffAsJson: strings holding JSON documents are shown as jsonencode(...) with a JSON diff inside. */
+function renderJsonStringDiff(b: EvalStr, a: EvalStr, action: Action, replace: boolean, indent: number, o: RenderOpts): string {
+  const side = (e: EvalStr) => (e.json === undefined ? undefined : jsonToValue(e.json));
+  const jd = diffJSON({ before: side(b), after: side(a), bExp: false, aExp: false, path: [], replace: new Set() });
+  let act = action;
+  let whitespace = '';
+  let rep = '';
+  let jo = o;
+  if (jd.action === 'NoOp' && action === 'Update') {
+    whitespace = replace ? ' # whitespace changes force replacement' : ' # whitespace changes';
+    jo = { ...o, showUnchangedChildren: true };
+    act = 'NoOp';
+  } else rep = forces(replace, o);
+  const r = jd.render(indent + 1, jo);
+  if (action === 'Create' || action === 'Delete') act = 'NoOp';
+  if (r.includes('\n')) return `jsonencode(${whitespace}\n${indentOf(indent + 1)}${sym(act, o)}${r}${rep}\n${indentOf(indent + 1)})`;
+  return `jsonencode(${r})${whitespace}${rep}`;
+}
+
 function renderStringDiff(before: Value | undefined, after: Value | undefined, action: Action, replace: boolean, indent: number, o: RenderOpts): string {
+  {
+    const none: EvalStr = { isNull: true, str: '' };
+    const b = evalString(before);
+    const a = evalString(after);
+    if ((action === 'Create' || action === 'NoOp') && a.json !== undefined) return renderJsonStringDiff(action === 'NoOp' ? a : none, a, action, replace, indent, o);
+    if (action === 'Delete' && b.json !== undefined) return renderJsonStringDiff(b, none, action, replace, indent, o);
+    if (action !== 'Create' && action !== 'NoOp' && action !== 'Delete' && b.json !== undefined && a.json !== undefined) return renderJsonStringDiff(b, a, action, replace, indent, o);
+  }
   let lines: string[];
   const heredoc = (ls: string[]) => `<<-EOT${forces(replace, o)}\n${ls.join('\n')}\n${indentOf(indent)}${sym('NoOp', o)}EOT${nullSuffix(action, o)}`;
   switch (action) {
@@ -695,6 +732,9 @@ function blockDiffOf(c: Change, b: Block): Diff {
       const cc = child(c, k, bvv, avv);
       if (cc.before === undefined && cc.after === undefined) continue;
       push(blockDiffOf(cc, nb.block));
+    } else if (avv && !avv.isKnown && !bvv) {
+      // A collection of blocks not known until apply: one "(known after apply)" line for the block type.
+      push(unknownDiff(calculateAction(child(c, k, bvv, avv)), replaceMatches(child(c, k, bvv, avv))));
     } else if (nb.nesting === 'map') {
       const bm = bvv?.isKnown ? bvv.entries : undefined;
       const am = avv?.isKnown ? avv.entries : undefined;
