@@ -22,7 +22,7 @@
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import { parseFullyQualified, providerForDisplay } from '../addrs/provider';
-import type { Body } from '../config/hclbody';
+import type { Body, Expression } from '../config/hclbody';
 import { refsOf } from '../config/checks';
 import { ModuleEvaluator } from '../config/evaluate';
 import type { Module, Resource } from '../config/model';
@@ -293,7 +293,8 @@ function placed(d: ProviderDiagnostic, body: Body, opts: ProviderValidationOptio
  * raw configuration body. A path without steps, or starting with an index, is the body's end (its missing
  * item range). Steps but the last walk nested blocks (`name[index]` picks the index-th block, or the block
  * labelled with a string key; a name without blocks is passed over); the last attribute step is the
- * attribute's expression, narrowed by a final index to a tuple element or to the value of an object key.
+ * attribute's expression, narrowed by a final index to a tuple element or to the start of the value of an
+ * object key (HCL's StartRange).
  */
 export function attributeRange(body: Body, path: Path, throughDynamic = false): Range {
   if (path.length === 0 || path[0].kind === 'index') return body.endRange;
@@ -355,6 +356,21 @@ function traverseBlocks(body: Body, steps: Path, throughDynamic: boolean): Body 
   return body;
 }
 
+/**
+ * HCL's Expression.StartRange for the shapes it differs from the whole range: a quoted string's first part
+ * (its text inside the quotes), a tuple's or object's opening bracket.
+ */
+function startRange(e: Expression): Range {
+  const r = e.range;
+  if (e.shape === 'string' && e.text.startsWith('"') && e.text.endsWith('"') && r.start.line === r.end.line && e.text.length >= 2) {
+    return { filename: r.filename, start: { ...r.start, column: r.start.column + 1, byte: r.start.byte + 1 }, end: { ...r.end, column: r.end.column - 1, byte: r.end.byte - 1 } };
+  }
+  if (e.shape === 'tuple' || e.shape === 'object') {
+    return { filename: r.filename, start: r.start, end: { line: r.start.line, column: r.start.column + 1, byte: r.start.byte + 1 } };
+  }
+  return r;
+}
+
 function indexRange(attr: Body['attributes'][number], key: Value): Range {
   const e = attr.expr;
   if (key.type.kind === 'number') {
@@ -371,12 +387,12 @@ function indexRange(attr: Body['attributes'][number], key: Value): Range {
       if (k === undefined || k === null || it.key.refs.length > 0) {
         // A key that is a bare identifier is its name; anything needing evaluation ends the search.
         if (it.key.shape === 'traversal' && it.key.refs.length === 1 && it.key.refs[0].steps.length === 0) {
-          if (it.key.refs[0].root === want) return it.value.range;
+          if (it.key.refs[0].root === want) return startRange(it.value);
           continue;
         }
         return e.range;
       }
-      if (String(k) === want) return it.value.range;
+      if (String(k) === want) return startRange(it.value);
     }
     return attr.nameRange;
   }
