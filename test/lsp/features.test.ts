@@ -314,6 +314,19 @@ test('completion: required_providers entries for the providers Foresight carries
   });
 });
 
+test('completion and definition of a resource\'s provider configuration', async () => {
+  const files = {
+    'main.tf': 'provider "random" {}\n\nprovider "random" {\n  alias = "eu"\n}\n\nresource "random_id" "a" {\n  byte_length = 4\n  provider    = random.eu\n}\n\nresource "random_id" "b" {\n  byte_length = 4\n  provider    = \n}\n',
+  };
+  await session(files, async (c, ws) => {
+    const uri = ws.uri('main.tf');
+    const l = await completion(c, uri, 13, 16);
+    assert.deepEqual(bySortText(l).slice(0, 2), ['random', 'random.eu']);
+    assert.deepEqual(item(l, 'random.eu'), { label: 'random.eu', kind: 9, detail: 'provider configuration', sortText: '0random.eu', textEdit: { range: range(13, 16, 13, 16), newText: 'random.eu' } });
+    assert.deepEqual(await c.request('textDocument/definition', { textDocument: { uri }, position: pos(8, 23) }), [{ uri, range: range(2, 10, 2, 16) }]);
+  });
+});
+
 test('signature help: the function, its parameters and the active one', async () => {
   await session(FIXTURE, async (c, ws) => {
     const main = ws.uri('main.tf');

@@ -491,7 +491,7 @@ function traversalItems(ws: Workspace, schemas: ProviderSchemas, m: ModuleIndex 
           ]
         : [];
     case 'count':
-      return n === 1 && top ? [{ label: 'index', kind: CompletionItemKind.Field, detail: 'number: the index of this instance' }] : [];
+      return n === 1 && top && hasArg(m, top, 'count') ? [{ label: 'index', kind: CompletionItemKind.Field, detail: 'number: the index of this instance' }] : [];
     case 'path':
       return n === 1
         ? [
@@ -539,6 +539,17 @@ const ROOTS: [string, string][] = [
   ['terraform', 'terraform.workspace'],
 ];
 
+/** `name` and `name.alias` of the module's provider blocks, sorted. */
+export function providerRefs(m: ModuleIndex | undefined): string[] {
+  const out = new Set<string>();
+  for (const { decl } of m?.decls ?? []) {
+    if (decl.kind !== 'provider') continue;
+    const alias = decl.block.attrs.find((a) => a.name === 'alias')?.valueText?.match(/^"([A-Za-z_][\w-]*)"$/)?.[1];
+    out.add(alias ? `${decl.name}.${alias}` : decl.name);
+  }
+  return [...out].sort();
+}
+
 let functionList: [string, string][] | undefined;
 
 /** Function names (without the console-only `type`) with their signatures, computed once. */
@@ -552,6 +563,11 @@ function functionDetails(): [string, string][] {
 function rootItems(schemas: ProviderSchemas, m: ModuleIndex | undefined, blocks: readonly BlockFrame[], attribute: string | undefined): CompletionItem[] {
   const items: CompletionItem[] = [];
   const attr = attribute ? schemaAttribute(schemas, blocks, attribute) : undefined;
+  const top0 = blocks[0];
+  if (attribute === 'provider' && blocks.length === 1 && top0 && ['resource', 'data', 'ephemeral'].includes(top0.type)) {
+    // The provider configurations of the module: `name` and `name.alias`.
+    for (const ref of providerRefs(m)) items.push({ label: ref, kind: CompletionItemKind.Module, detail: 'provider configuration', sortText: `0${ref}` });
+  }
   if (attr) {
     for (const v of enumValues(attr)) items.push({ label: JSON.stringify(v), kind: CompletionItemKind.EnumMember, detail: `allowed value of ${attribute}`, sortText: `0${v}` });
     if (attr.type?.kind === 'bool') for (const v of ['true', 'false']) items.push({ label: v, kind: CompletionItemKind.Value, detail: 'bool', sortText: `0${v}` });

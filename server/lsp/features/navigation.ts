@@ -20,7 +20,7 @@ import {
 } from 'vscode-languageserver';
 import { findDecl, occurrences, targetAt, targetLabel, type Target } from './symbols';
 import type { IndexedFile, Workspace } from './workspace';
-import { contains, type BlockInfo } from './fileIndex';
+import { blockPathAt, contains, type BlockInfo } from './fileIndex';
 
 function fileOf(ws: Workspace, uri: string): IndexedFile | undefined {
   const doc = ws.session.documents.get(uri);
@@ -38,9 +38,29 @@ export function definition(ws: Workspace, p: DefinitionParams): Location[] {
   const file = fileOf(ws, p.textDocument.uri);
   if (!file) return [];
   const at = targetAt(ws, file, p.position);
-  if (!at) return moduleSource(ws, file, p.position);
+  if (!at) {
+    const src = moduleSource(ws, file, p.position);
+    return src.length ? src : providerConfig(ws, file, p.position);
+  }
   const d = findDecl(ws.module(at.target.dir), at.target);
   return d ? [{ uri: d.file.uri, range: d.decl.nameRange }] : [];
+}
+
+/** On `provider = name.alias` of a resource or data source: the provider block it selects. */
+function providerConfig(ws: Workspace, file: IndexedFile, pos: Position): Location[] {
+  const path = blockPathAt(file.index.blocks, pos);
+  const top = path[0];
+  if (!top || path.length !== 1 || !['resource', 'data', 'ephemeral'].includes(top.type)) return [];
+  const attr = top.attrs.find((a) => a.name === 'provider' && a.valueRange && contains(a.valueRange, pos));
+  const m = attr?.valueText?.match(/^([A-Za-z_][\w-]*)(?:\.([A-Za-z_][\w-]*))?$/);
+  if (!m) return [];
+  const dir = ws.dirOf(file.path);
+  for (const { file: f, decl } of ws.module(dir).decls) {
+    if (decl.kind !== 'provider' || decl.name !== m[1]) continue;
+    const alias = decl.block.attrs.find((a) => a.name === 'alias')?.valueText?.match(/^"(.*)"$/)?.[1];
+    if (alias === m[2]) return [{ uri: f.uri, range: decl.nameRange }];
+  }
+  return [];
 }
 
 /** On a module call's local `source`: the called module's files (main.tf first when it has one). */
