@@ -56,7 +56,7 @@ if (filters.length === 0 && process.env.FORESIGHT_SKIP_E2E) {
   console.log('# extension tests in code-server');
   const ext = spawnSync('node', ['scripts/vscode-e2e/run-client-tests.mjs'], { stdio: 'inherit' }).status ?? 1;
   console.log('# UI test (Playwright)');
-  const ui = spawnSync('node', ['test/ui/ui.mjs', '--skip-install'], { stdio: 'inherit' }).status ?? 1;
+  const ui = spawnSync('node', ['test/ui/ui.mjs', '--skip-install', '--screenshots', '.test-work/ui-screenshots'], { stdio: 'inherit' }).status ?? 1;
   e2e = ext || ui;
 }
 process.exit(r.status || e2e);

@@ -6,8 +6,9 @@
 //   Foresight: Plan → the Resources tree → Show Planned Diff (diff editor) → Foresight: Apply from the palette →
 //   the modal confirmation lists what is created → Apply → the Runs tree shows the apply succeeded → the state
 //   file holds the six instances.
-// Screenshots go to docs/images/ (used by README). Exit 0 when every check passed; prints each check.
-//   node test/ui/ui.mjs [--skip-install] [--headed] [--keep]
+// Screenshots go to docs/images/ (used by README; `npm run test:ui` refreshes them) or to --screenshots DIR
+// (`npm test` uses .test-work/ so a test run leaves the work tree clean). Exit 0 when every check passed.
+//   node test/ui/ui.mjs [--skip-install] [--headed] [--keep] [--screenshots DIR]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,10 +19,15 @@ import { parseArgs } from 'node:util';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const e2e = path.join(root, 'scripts/vscode-e2e');
 const { values: opts } = parseArgs({
-  options: { 'skip-install': { type: 'boolean', default: false }, headed: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } },
+  options: {
+    'skip-install': { type: 'boolean', default: false },
+    headed: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    screenshots: { type: 'string', default: 'docs/images' },
+  },
 });
 const cache = path.join(root, '.vscode-test');
-const images = path.join(root, 'docs/images');
+const images = path.resolve(root, opts.screenshots);
 const t0 = Date.now();
 const say = (m) => console.log(`[ui ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
 let checks = 0;
@@ -168,7 +174,7 @@ try {
   const statusBar = await page.locator('.part.statusbar').innerText();
   check(/default \+0 ~2 -0/.test(statusBar), `the status bar shows the workspace and the preview summary (${statusBar.split('\n').find((l) => /default/.test(l))})`);
   await runCommand(page, 'File: Revert File');
-  say(`${checks} checks passed; screenshots in docs/images/`);
+  say(`${checks} checks passed; screenshots in ${path.relative(root, images)}/`);
   status = 0;
 } catch (e) {
   console.error(`[ui] FAILED: ${e && e.stack ? e.stack : e}`);
