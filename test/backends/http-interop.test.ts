@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { State } from '../../server/states/state';
 import { readStateFile, writeStateFile } from '../../server/states/statefile';
 import { LockError, lockInfoString, type LockInfo } from '../../server/states/statemgr';
 import { configureHttpBackend } from '../../server/backends/http/index';
@@ -491,6 +492,44 @@ test('status handling: terraform and Foresight report the same error for each GE
       }
       assert.equal(msg, tfMsg, JSON.stringify(a));
     }
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an address with a query: the write URL (query re-encoded, keys sorted, ID added) is the same as terraform\'s', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-query-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '' };
+  const conf = { address: `${srv.base}/state?z=1&a=%2Fb+c&a=0&e=`, lock_address: `${srv.base}/lock?w=1`, unlock_address: `${srv.base}/lock?w=2` };
+  writeFileSync(
+    join(dir, 'main.tf'),
+    `terraform {\n  backend "http" {\n    address        = "${conf.address}"\n    lock_address   = "${conf.lock_address}"\n    unlock_address = "${conf.unlock_address}"\n  }\n}\n\n${RESOURCES}`,
+  );
+  const norm = () => srv.requests.map((r) => `${r.method} ${r.url.replace(/ID=[0-9a-f-]+/, 'ID=<id>')}`);
+  try {
+    assert.equal((await run('terraform', ['init', '-input=false', '-no-color'], dir, env)).status, 0);
+    srv.requests.length = 0;
+    const ap = await run('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    assert.equal(ap.status, 0, ap.stdout + ap.stderr);
+    const tfSeq = norm();
+    assert.ok(tfSeq.includes('POST /state?ID=<id>&a=%2Fb+c&a=0&e=&z=1'), tfSeq.join('\n'));
+    srv.requests.length = 0;
+    srv.state = undefined;
+    const mgr = await configureHttpBackend(conf, {}).backend!.stateMgr('default');
+    const id = await mgr.lock(lockInfo('f0000000-0000-0000-0000-000000000009'));
+    assert.deepEqual(await mgr.refresh(), []);
+    mgr.write(new State());
+    assert.deepEqual(await mgr.persist(), []);
+    await mgr.unlock(id);
+    assert.deepEqual(norm(), tfSeq);
   } finally {
     await srv.stop();
     rmSync(dir, { recursive: true, force: true });
