@@ -26,7 +26,8 @@ import { parentPort } from 'node:worker_threads';
 import { collectVariableValues, parseVariableValues, type VarFlag } from '../../config/variables';
 import type { Module } from '../../config/model';
 import type { FileCache } from '../../config/load';
-import { hasErrors, type Diagnostic } from '../../diags/diagnostic';
+import { error, hasErrors, type Diagnostic } from '../../diags/diagnostic';
+import { BackendOpenError, CliBackend } from '../../backends/registry';
 import { plan as enginePlan } from '../../engine';
 import type { Hooks } from '../../engine/hooks';
 import type { Value } from '../../lang/value';
@@ -246,7 +247,15 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   phase('load');
   // Configuration errors are the analysis's diagnostics already; the preview only says it could not plan.
   if (!('module' in cfg)) return empty(cfg.diags);
-  const mgr = await b.stateMgr(workspace);
+  // The backend the configuration names (as `localBackend` opens it, but from the module just loaded).
+  const backendBlock = cfg.module.terraform.find((t) => t.backend)?.backend;
+  const configured = new CliBackend({ cwd: dir, env: io.env }, async () => backendBlock);
+  let mgr: Awaited<ReturnType<CliBackend['stateMgr']>>;
+  try {
+    mgr = await configured.stateMgr(configured.currentWorkspace());
+  } catch (e) {
+    return empty(e instanceof BackendOpenError ? e.diagnostics : [error('Failed to open the backend', e instanceof Error ? e.message : String(e))]);
+  }
   const rd = await mgr.refresh();
   if (hasErrors(rd)) return empty(rd);
   const state = mgr.read() ?? new State();
