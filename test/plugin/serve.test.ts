@@ -213,8 +213,8 @@ test('real terraform with served random/null/local/time/tls: the whole lifecycle
     assert.equal(imported.result, 'hello');
     // validation error with an attribute path: the provider's diagnostic, at the attribute, in both tools.
     writeFileSync(join(dir, 'bad.tf'), 'resource "random_string" "bad" {\n  length = 0\n}\n');
-    // (Foresight's own `validate` does not run provider validation yet, and its plan places this diagnostic at
-    // the resource block rather than the attribute: a known difference of the engine, reported; Terraform's
+    // (Foresight's own `validate` places this diagnostic at the attribute too but omits Terraform's
+    // "  with random_string.bad," line: a known difference of the diagnostic rendering, reported. Terraform's
     // output through the served provider is asserted exactly.)
     const v = terraform(h, dir, ['validate', '-no-color']);
     assert.equal(v.status, 1);
