@@ -36,6 +36,8 @@ interface Entry {
   current?: GrpcProvider;
   idle?: NodeJS.Timeout;
   starts: number;
+  /** Calls in progress: the idle timer runs only while there are none. */
+  inflight: number;
 }
 
 export class ProviderPool {
@@ -70,7 +72,7 @@ export class ProviderPool {
       e = undefined;
     }
     if (!e) {
-      e = { key, executable: loc.executable, starts: 0 };
+      e = { key, executable: loc.executable, starts: 0, inflight: 0 };
       this.entries.set(key, e);
     }
     const entry = e;
@@ -83,7 +85,6 @@ export class ProviderPool {
         entry.current = binaryProvider(workDir, loc, env, { callTimeoutMs: this.opts.callTimeoutMs ?? 120_000 });
         entry.starts++;
       }
-      this.touch(entry);
       return entry.current;
     };
     const handle: Record<string, unknown> = {};
@@ -103,11 +104,15 @@ export class ProviderPool {
       'stopProvider',
     ]) {
       handle[m] = async (req?: unknown) => {
-        const p = await current();
+        entry.inflight++;
+        if (entry.idle) clearTimeout(entry.idle);
+        entry.idle = undefined;
         try {
+          const p = await current();
           return await (p as unknown as Record<string, (r?: unknown) => Promise<unknown>>)[m](req);
         } finally {
-          this.touch(entry);
+          entry.inflight--;
+          if (entry.inflight === 0) this.touch(entry);
         }
       };
     }
