@@ -449,7 +449,11 @@ export async function run(
       result.changes = p.changes;
       result.summary = p.summary;
     }
-    if (verb === 'plan') runPlans.set(runId, { plan: planMade, dir: o.directory });
+    if (verb === 'plan') {
+      runPlans.set(runId, { plan: planMade, dir: o.directory });
+      // The main side keeps the latest 100 runs; their plans are all a diff may ask for.
+      if (runPlans.size > 100) runPlans.delete(runPlans.keys().next().value as string);
+    }
   }
   return result;
 }
