@@ -41,7 +41,7 @@ let failed = 0;
 for (const mode of modes) {
   const ws = mode === 'empty' ? fs.mkdtempSync(path.join(os.tmpdir(), 'foresight-e2e-empty-')) : workspaceCopy(root, mode === 'trusted');
   try {
-    say(`suite "${mode}" on a copy of examples/ in ${ws}`);
+    say(`suite "${mode}" on ${mode === 'empty' ? 'an empty folder' : 'a copy of examples/'} in ${ws}`);
     const args = [
       path.join(here, 'run-extension-tests.mjs'),
       '--cache', cache,
