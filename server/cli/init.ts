@@ -886,13 +886,45 @@ interface MigrationSide {
 
 /** backendMigrateState: one workspace (default) or all of them, with Terraform's prompts. */
 async function migrateBackendState(src: MigrationSide, dst: MigrationSide, a: InitArgs, io: InitIO, answers: Answers): Promise<Diagnostic[]> {
+  // retrieveWorkspaces: a backend without workspaces (http) is single-state.
+  const single = (e: unknown) => (e as Error)?.constructor?.name === 'WorkspacesNotSupportedError';
   let names: string[];
+  let dstSingle = false;
   try {
     names = await src.backend.workspaces();
   } catch (e) {
-    return [error(`Error inspecting states in the ${JSON.stringify(src.type)} backend:\n    ${(e as Error).message}\n\nPrior to changing backends, Terraform inspects the source and destination\nstates to determine what kind of migration steps need to be taken, if any.\nTerraform failed to load the states. The data in both the source and the\ndestination remain unmodified. Please resolve the above error and try again.`)];
+    if (single(e)) names = ['default'];
+    else return [error(`Error inspecting states in the ${JSON.stringify(src.type)} backend:\n    ${(e as Error).message}\n\nPrior to changing backends, Terraform inspects the source and destination\nstates to determine what kind of migration steps need to be taken, if any.\nTerraform failed to load the states. The data in both the source and the\ndestination remain unmodified. Please resolve the above error and try again.`)];
+  }
+  try {
+    await dst.backend.workspaces();
+  } catch (e) {
+    if (single(e)) dstSingle = true;
   }
   if (names.length === 1 && names[0] === 'default') return migrateWorkspace(src, dst, 'default', a.forceCopy, a, io, answers);
+  if (dstSingle) {
+    // backendMigrateState_S_s: only the current workspace is copied, into the destination's default.
+    const current = io.env?.TF_WORKSPACE || readEnvironmentFile(io);
+    if (!a.forceCopy) {
+      if (!a.input) return [error("Can't ask approval for state migration when interactive input is disabled.\n\nPlease remove the \"-input=false\" option and try again.")];
+      const c = await confirm(
+        io,
+        a,
+        answers,
+        `Destination state ${JSON.stringify(dst.type)} doesn't support workspaces.\nDo you want to copy only your current workspace?`,
+        `The existing ${JSON.stringify(src.type)} backend supports workspaces and you currently are\nusing more than one. The newly configured ${JSON.stringify(dst.type)} backend doesn't support\nworkspaces. If you continue, Terraform will copy your current workspace ${JSON.stringify(current)}\nto the default workspace in the new backend. Your existing workspaces in the\nsource backend won't be modified. If you want to switch workspaces, back them\nup, or cancel altogether, answer "no" and Terraform will abort.`,
+      );
+      if (typeof c !== 'boolean') return [c];
+      if (!c) return [error('Migration aborted by user.')];
+    }
+    const d = await migrateWorkspace(src, dst, current, true, a, io, answers, 'default');
+    if (!hasErrors(d)) {
+      const dd = dataDir(io.env);
+      mkdirSync(join(io.cwd, dd), { recursive: true });
+      writeFileSync(join(io.cwd, dd, 'environment'), 'default');
+    }
+    return d;
+  }
   if (!a.forceCopy) {
     if (!a.input) return [error("Can't ask approval for state migration when interactive input is disabled.\n\nPlease remove the \"-input=false\" option and try again.")];
     const c = await confirm(
@@ -918,7 +950,15 @@ async function migrateBackendState(src: MigrationSide, dst: MigrationSide, a: In
 }
 
 /** backendMigrateState_s_s for one workspace. */
-async function migrateWorkspace(src: MigrationSide, dst: MigrationSide, ws: string, force: boolean, a: InitArgs, io: InitIO, answers: Answers): Promise<Diagnostic[]> {
+function readEnvironmentFile(io: InitIO): string {
+  try {
+    return readFileSync(join(io.cwd, dataDir(io.env), 'environment'), 'utf8').trim() || 'default';
+  } catch {
+    return 'default';
+  }
+}
+
+async function migrateWorkspace(src: MigrationSide, dst: MigrationSide, ws: string, force: boolean, a: InitArgs, io: InitIO, answers: Answers, dstWs = ws): Promise<Diagnostic[]> {
   const loadErr = (type: string, msg: string) =>
     error(`Error loading state:\n    ${msg}\n\nTerraform failed to load the default state from the ${JSON.stringify(type)} backend.\nState migration cannot occur unless the state can be loaded. Backend\nmodification and state migration has been aborted. The state in both the\nsource and the destination remain unmodified. Please resolve the\nabove error and try again.`);
   let sm: StateManager, dm: StateManager;
@@ -931,7 +971,7 @@ async function migrateWorkspace(src: MigrationSide, dst: MigrationSide, ws: stri
   if (hasErrors(rd)) return [loadErr(src.type, diagText(rd))];
   if (!sm.read() || sm.read()!.empty()) return [];
   try {
-    dm = (await dst.backend.stateMgr(ws)) as StateManager;
+    dm = (await dst.backend.stateMgr(dstWs)) as StateManager;
   } catch (e) {
     return [loadErr(dst.type, (e as Error).message)];
   }
@@ -981,7 +1021,7 @@ async function migrateWorkspace(src: MigrationSide, dst: MigrationSide, ws: stri
       error(`Error copying state from the previous ${JSON.stringify(src.type)} backend to the newly configured\n${JSON.stringify(dst.type)} backend:\n    ${msg}\n\nThe state in the previous backend remains intact and unmodified. Please resolve\nthe error above and try again.`);
     if (dst.backend instanceof LocalBackend) {
       // statemgr.Filesystem.WriteStateForMigration writes the source's lineage and serial as they are.
-      const out = dst.backend.statePaths(ws).stateOut;
+      const out = dst.backend.statePaths(dstWs).stateOut;
       const abs = isAbsolute(out) ? out : join(io.cwd, out);
       try {
         mkdirSync(dirname(abs), { recursive: true });

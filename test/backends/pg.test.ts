@@ -227,7 +227,7 @@ test('CLI: init records the backend as terraform does; plan/apply/state/output/w
   const dir = workdir(conn);
   try {
     let r = fs(dir, ['plan', '-no-color']);
-    assert.equal(r.status, 1);
+    assert.equal(r.status, 1, r.out);
     assert.match(r.stderr, /Error: Backend initialization required, please run "terraform init"/);
     assert.match(r.stderr, /Reason: Initial configuration of the requested backend "pg"/);
     r = fs(dir, ['init', '-no-color']);
@@ -266,11 +266,11 @@ test('CLI: init records the backend as terraform does; plan/apply/state/output/w
     // A changed block needs init again.
     writeFileSync(join(dir, 'backend.tf'), `terraform {\n  backend "pg" {\n    conn_str    = ${JSON.stringify(conn)}\n    schema_name = "other"\n  }\n}\n`);
     r = fs(dir, ['plan', '-no-color']);
-    assert.equal(r.status, 1);
+    assert.equal(r.status, 1, r.out);
     assert.match(r.stderr, /Error: Backend initialization required: please run "terraform init"/);
     assert.match(r.stderr, /Reason: Backend configuration block has changed/);
     r = fs(dir, ['init', '-no-color']);
-    assert.equal(r.status, 1);
+    assert.equal(r.status, 1, r.out);
     assert.match(r.stderr, /Error: Backend configuration changed/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -321,7 +321,7 @@ test('CLI: init -migrate-state local -> pg -> local keeps every workspace, resou
     writeFileSync(join(dir, 'backend.tf'), `terraform {\n  backend "pg" {\n    conn_str = ${JSON.stringify(conn)}\n  }\n}\n`);
     // Without input the migration is refused.
     let r = fs(dir, ['init', '-no-color', '-input=false']);
-    assert.equal(r.status, 1);
+    assert.equal(r.status, 1, r.out);
     assert.equal(r.stderr, '\nError: Can\'t ask approval for state migration when interactive input is disabled.\n\nPlease remove the "-input=false" option and try again.\n\n');
     r = fs(dir, ['init', '-no-color'], { input: 'yes\n' });
     assert.equal(r.status, 0, r.out);
