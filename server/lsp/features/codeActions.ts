@@ -11,7 +11,7 @@
 //   state while the state has a resource of the same type that the configuration no longer declares and no
 //   moved block mentions (a manual rename): appends `moved { from = T.old  to = T.new }` after the block.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CodeActionKind, type CodeAction, type CodeActionParams, type Diagnostic, type TextEdit } from 'vscode-languageserver';
 import { attributeType, type Attribute } from '../../providers/schema';
@@ -209,6 +209,15 @@ export function stateResources(dir: string): Set<string> | undefined {
     }
   }
   const path = workspace === 'default' || workspace === '' ? join(dir, 'terraform.tfstate') : join(dir, 'terraform.tfstate.d', workspace, 'terraform.tfstate');
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return undefined;
+  }
+  // Code actions are asked for at every cursor move: the state file is parsed again only when it changed.
+  const cached = stateCache.get(path);
+  if (cached && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.addresses;
   let json: { resources?: { module?: string; mode?: string; type?: string; name?: string }[] };
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
@@ -217,5 +226,8 @@ export function stateResources(dir: string): Set<string> | undefined {
   }
   const out = new Set<string>();
   for (const r of json.resources ?? []) if (!r.module && r.mode === 'managed' && r.type && r.name) out.add(`${r.type}.${r.name}`);
+  stateCache.set(path, { mtimeMs: st.mtimeMs, size: st.size, addresses: out });
   return out;
 }
+
+const stateCache = new Map<string, { mtimeMs: number; size: number; addresses: Set<string> }>();

@@ -57,6 +57,8 @@ interface OpenEntry {
 }
 
 const LIST_TTL_MS = 1000;
+/** How long the list of module directories under the workspace roots is reused (workspace symbols). */
+const ROOTS_TTL_MS = 5000;
 /** Longest stretch of indexing work before yielding to other requests. */
 const SLICE_MS = 8;
 /** Files larger than this are not indexed from disk (generated files of many megabytes). */
@@ -277,8 +279,21 @@ export class Workspace {
 
   /** Directories to search for workspace symbols: workspace roots (recursively, bounded) and open documents'. */
   symbolDirs(limit = 500): string[] {
-    const out = new Set<string>();
+    const now = Date.now();
+    const key = this.roots.join('\0');
+    if (!this.rootDirs || this.rootDirs.key !== key || now - this.rootDirs.at > ROOTS_TTL_MS) {
+      this.rootDirs = { key, at: now, dirs: this.walkRoots(limit) };
+    }
+    const out = new Set(this.rootDirs.dirs);
     for (const d of this.session.documents.all()) if (d.dir) out.add(d.dir);
+    return [...out].sort();
+  }
+
+  private rootDirs: { key: string; at: number; dirs: string[] } | undefined;
+
+  /** Directories holding `.tf` files under the workspace roots (breadth first, hidden and node_modules skipped). */
+  private walkRoots(limit: number): string[] {
+    const out = new Set<string>();
     const queue = [...this.roots];
     while (queue.length && out.size < limit) {
       const d = queue.shift()!;
@@ -293,7 +308,7 @@ export class Workspace {
         if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules') queue.push(join(d, e.name));
       }
     }
-    return [...out].sort();
+    return [...out];
   }
 
   dispose(): void {
