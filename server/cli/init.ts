@@ -6,7 +6,8 @@
 //      -lock-timeout, -lockfile, -no-color, -json, -var/-var-file, -test-directory accepted); a positional
 //      argument is "Too many command line arguments. Did you mean to use -chdir?";
 //   2. a directory without configuration files: "Terraform initialized in an empty directory!";
-//   3. "Initializing the backend..." (only the local backend; nothing is written for it);
+//   3. "Initializing the backend..." and the backend step (see initBackend below: local, pg, http through
+//      server/backends/registry.ts; -backend-config, -reconfigure, -migrate-state, -force-copy);
 //   4. when the root module calls modules: "Initializing modules..." ("Upgrading modules..." with
 //      -upgrade) and "- KEY in DIR" per local module recorded in .terraform/modules/modules.json
 //      (server/depsfile/modules.ts);
