@@ -3,7 +3,8 @@
 // the recording wrapper inside the plugin process); Foresight runs on a copy of the same workspace.
 //  - For each configuration: the saved plan's `show -json` resource_changes are identical; the
 //    PlanResourceChange requests Terraform sent (config, prior state, proposed new state) are exactly the ones
-//    Foresight's engine sends; after each tool applies, the states have the same resources, attributes and
+//    Foresight's engine sends, its ValidateResourceConfig requests are among Terraform's, and (where resources do
+//    not depend on each other's random results) so are the ApplyResourceChange requests; after each tool applies, the states have the same resources, attributes and
 //    sensitive paths; and each tool plans no changes on the other's state.
 //  - A provider that misbehaves on purpose (invalid plan, inconsistent result after apply): both report the same
 //    diagnostics (summary and detail) and keep the same state. Wrong types on the wire, a crash and a hang are
@@ -97,16 +98,20 @@ const sortKeys = (x: unknown): unknown =>
   Array.isArray(x) ? x.map(sortKeys) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, sortKeys(v)])) : x;
 const canon = (x: unknown) => JSON.stringify(sortKeys(x));
 
-/** The PlanResourceChange requests of a recording, without client capabilities, canonical and sorted. */
-function planRequests(entries: readonly RecordEntry[]): string[] {
+/** The requests of one method in a recording, without client capabilities, canonical and sorted. */
+function requests(entries: readonly RecordEntry[], method = 'planResourceChange'): string[] {
   return entries
-    .filter((e) => e.method === 'planResourceChange')
+    .filter((e) => e.method === method)
     .map((e) => {
       const { clientCapabilities: _c, ...rest } = e.request as Record<string, unknown>;
       return canon(rest).replace(/,"\$p":\d+/g, '');
     })
     .sort();
 }
+const planRequests = (entries: readonly RecordEntry[]) => requests(entries);
+
+/** Configurations whose resources do not depend on each other's (random) results: their apply requests agree too. */
+const INDEPENDENT = new Set(['random']);
 
 /**
  * Foresight's engine planning (and applying) the workspace, with recording providers: in process (built-in
@@ -143,6 +148,7 @@ async function runEngine(dir: string, providers: (fqn: string) => Provider | und
   const loaded = await loadModuleTree(dir, { baseDir: dir });
   assert.deepEqual(loaded.diagnostics.filter((d) => d.severity === 'error'), []);
   const p = await plan({ config: loaded.module, state: new State(), providers, cwd: dir });
+  const planEntries = entries.slice();
   let state: State | undefined;
   let applyDiags: typeof p.diagnostics = [];
   if (doApply && !p.diagnostics.some((d) => d.severity === 'error')) {
@@ -150,7 +156,7 @@ async function runEngine(dir: string, providers: (fqn: string) => Provider | und
     state = a.state;
     applyDiags = a.diagnostics;
   }
-  return { entries, planDiags: p.diagnostics, applyDiags, state };
+  return { entries, planEntries, planDiags: p.diagnostics, applyDiags, state };
 }
 
 /** Resources, instances, attribute names and sensitive paths of a state file (values differ: they are random). */
@@ -202,15 +208,27 @@ for (const [name, config] of Object.entries(CONFIGS)) {
       assert.equal(canon(fShow.output_changes ?? null), canon(tShow.output_changes ?? null));
       // The requests Terraform made through the plugin are the ones Foresight's engine makes.
       const tfCalls = readRecording(record);
-      const engine = await foresightEngine(copyWorkspace(tfDir, join(h.root, 'engine')));
+      const engine = await foresightEngine(copyWorkspace(tfDir, join(h.root, 'engine')), { apply: INDEPENDENT.has(name) });
       assert.deepEqual(engine.planDiags.filter((d) => d.severity === 'error'), []);
-      assert.deepEqual(planRequests(engine.entries), planRequests(tfCalls));
+      assert.deepEqual(planRequests(engine.planEntries), planRequests(tfCalls));
       assert.ok(planRequests(tfCalls).length >= 3, 'PlanResourceChange calls were recorded');
+      // Terraform validates each resource in several walks (with unknown repetition values in the first);
+      // every ValidateResourceConfig request Foresight makes is one Terraform made.
+      const tfValidate = new Set(requests(tfCalls, 'validateResourceConfig'));
+      for (const v of new Set(requests(engine.planEntries, 'validateResourceConfig'))) assert.ok(tfValidate.has(v), `validate request not made by terraform: ${v}`);
       // Apply each tool's saved plan; compare the states' shapes.
       const ta = terraform(h, tfDir, ['apply', '-no-color', 'tfplan']);
       assert.equal(ta.status, 0, ta.stdout + ta.stderr);
       const fa = foresight(fsDir, ['apply', '-no-color', 'tfplan']);
       assert.equal(fa.status, 0, fa.stdout + fa.stderr);
+      if (INDEPENDENT.has(name)) {
+        assert.deepEqual(engine.applyDiags.filter((d) => d.severity === 'error'), []);
+        const tfApply = requests(readRecording(record), 'applyResourceChange');
+        assert.equal(tfApply.length, 5);
+        assert.deepEqual(requests(engine.entries, 'applyResourceChange'), tfApply);
+        // Both re-plan each instance during apply: the plan requests of the whole run agree as well.
+        assert.deepEqual(planRequests(engine.entries), planRequests(readRecording(record)));
+      }
       const tState = JSON.parse(readFileSync(join(tfDir, 'terraform.tfstate'), 'utf8'));
       const fState = JSON.parse(readFileSync(join(fsDir, 'terraform.tfstate'), 'utf8'));
       assert.equal(canon(stateShape(fState)), canon(stateShape(tState)));
