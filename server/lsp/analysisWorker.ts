@@ -20,10 +20,16 @@ import type { DirectoryAnalysis, Engine } from './engine';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
 
+/**
+ * One analysis. The overlays travel as a change to those of the directory's previous request to the same
+ * worker (`full` starts over): with hundreds of open documents, an edit sends one text, not all of them.
+ */
 interface Request {
   id: number;
   dir: string;
-  overlays: [string, string][];
+  full: boolean;
+  set: [string, string][];
+  removed: string[];
 }
 
 type Response =
@@ -35,11 +41,16 @@ export function serveAnalysis(engine: Engine): void {
   const port = parentPort;
   if (!port) throw new Error('serveAnalysis must run in a worker thread');
   const ready = engine.init();
+  const overlaysByDir = new Map<string, Map<string, string>>();
   port.on('message', async (req: Request) => {
     let res: Response;
     try {
+      let overlays = overlaysByDir.get(req.dir);
+      if (req.full || !overlays) overlaysByDir.set(req.dir, (overlays = new Map()));
+      for (const p of req.removed) overlays.delete(p);
+      for (const [p, t] of req.set) overlays.set(p, t);
       await ready;
-      const a = await engine.analyzeDirectory(req.dir, new Map(req.overlays));
+      const a = await engine.analyzeDirectory(req.dir, new Map(overlays));
       res = { id: req.id, diagnostics: [...a.diagnostics], general: a.general };
     } catch (e) {
       res = { id: req.id, failure: e instanceof Error ? (e.stack ?? e.message) : String(e) };
@@ -139,6 +150,19 @@ export class WorkerEngine implements Engine {
    */
   private readonly slow = new Map<string, number>();
 
+  /** The overlays each directory's last request gave the current worker (cleared with the worker). */
+  private readonly sentOverlays = new Map<string, Map<string, string>>();
+
+  private request(id: number, dir: string, overlays: Map<string, string>): Request {
+    const before = this.sentOverlays.get(dir);
+    this.sentOverlays.set(dir, new Map(overlays));
+    if (!before) return { id, dir, full: true, set: [...overlays], removed: [] };
+    const set: [string, string][] = [];
+    for (const [p, t] of overlays) if (before.get(p) !== t) set.push([p, t]);
+    const removed = [...before.keys()].filter((p) => !overlays.has(p));
+    return { id, dir, full: false, set, removed };
+  }
+
   private send(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis> {
     const w = this.ensureWorker();
     const id = this.nextId++;
@@ -152,8 +176,7 @@ export class WorkerEngine implements Engine {
         this.restart();
       }, limit);
       this.pending.set(id, { resolve, reject, timer });
-      const req: Request = { id, dir, overlays: [...overlays] };
-      w.postMessage(req);
+      w.postMessage(this.request(id, dir, overlays));
     });
   }
 
@@ -177,6 +200,7 @@ export class WorkerEngine implements Engine {
     const fail = (why: string) => {
       if (this.worker !== w) return;
       this.worker = undefined;
+      this.sentOverlays.clear();
       for (const [id, p] of this.pending) {
         clearTimeout(p.timer);
         p.reject(new Error(why));
@@ -193,6 +217,7 @@ export class WorkerEngine implements Engine {
   private restart(): void {
     const w = this.worker;
     this.worker = undefined;
+    this.sentOverlays.clear();
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new Error('the analysis worker was restarted'));
