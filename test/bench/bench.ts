@@ -23,6 +23,7 @@ import { benchProviderCalls } from './provider-bench';
 import { benchEngine } from './engine-bench';
 import { benchLsp } from './lsp-bench';
 import { benchPlugin } from './plugin-bench';
+import { benchPluginClient } from './plugin-client-bench';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -334,6 +335,7 @@ async function main(): Promise<void> {
     // Engine: plan / apply / no-op plan through the real command line, against terraform.
     rows.push(...(await benchEngine({ keep: o.keep })));
     rows.push(...(await benchPlugin()));
+    rows.push(...(await benchPluginClient())); // the plugin client: start, PlanResourceChange round trip, flat-1000 apply vs terraform
     rows.push(...(await (await import('./pg-bench')).benchPg())); // pg state backend vs terraform (pg-bench.ts)
     rows.push(...(await benchLsp({ keep: o.keep }))); // the language server over stdio (lsp-bench.ts)
 
