@@ -211,6 +211,26 @@ export function providerFactory(io?: { cwd: string; env?: Readonly<Record<string
   };
 }
 
+/**
+ * The factory's providers get StopProvider when `signal` aborts, as Terraform's Context.Stop (watchStop) tells
+ * every provider of the walk to stop its in-flight operations on the first interrupt.
+ */
+function stoppable(f: (fqn: string) => Provider | undefined, signal: AbortSignal | undefined): (fqn: string) => Provider | undefined {
+  if (!signal) return f;
+  const started = new Set<Provider>();
+  signal.addEventListener('abort', () => {
+    for (const p of started) void p.stopProvider().catch(() => undefined);
+  }, { once: true });
+  return (fqn) => {
+    const p = f(fqn);
+    if (p && !started.has(p)) {
+      started.add(p);
+      if (signal.aborted) void p.stopProvider().catch(() => undefined);
+    }
+    return p;
+  };
+}
+
 export interface LoadedConfig {
   module: Module;
   render: RenderOptions;
@@ -371,7 +391,7 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
     // Terraform warns and stops when there is nothing to refresh.
   }
 
-  const providers = providerFactory(io);
+  const providers = stoppable(providerFactory(io), a.signal);
   const warnings = cfg.diags.filter((d) => d.severity !== 'error');
   let planResult: { plan: Plan; diagnostics: Diagnostic[] } | undefined;
   if (!hasErrors(varDiags)) {
@@ -464,7 +484,7 @@ async function doApply(
   render: RenderOptions,
 ): Promise<number> {
   const listener = mgr.journalListener(plan.priorState);
-  const res = await engineApply(plan, { config, providers: providerFactory(io), cwd: io.cwd, workspace: ws, parallelism: a.parallelism, hooks: view.hooks(), listener, signal: a.signal });
+  const res = await engineApply(plan, { config, providers: stoppable(providerFactory(io), a.signal), cwd: io.cwd, workspace: ws, parallelism: a.parallelism, hooks: view.hooks(), listener, signal: a.signal });
   mgr.write(res.state);
   const pd = await mgr.persist();
   const diags = [...planDiags, ...res.diagnostics, ...pd];

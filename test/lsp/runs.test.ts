@@ -172,14 +172,15 @@ test('runs: a saved plan is refused once the state changed (stale)', async () =>
   }
 });
 
+const DIAGS: [string, string][] = [['error', 'Create time sleep error']];
 const SLEEPS = `resource "time_sleep" "s" {
   count           = 3
   create_duration = "1s"
 }
 `;
 
-test('runs: graceful cancellation finishes the resource in flight and starts no more', async () => {
-  const ws = workspace({ 'main.tf': SLEEPS });
+test('runs: graceful cancellation stops the providers and starts nothing more (a first Ctrl-C)', async () => {
+  const ws = workspace({ 'main.tf': SLEEPS.replace('1s', '30s') });
   const c = new RunsClient();
   try {
     await c.initialize({}, { debounceMs: 10, previewDebounceMs: 10 });
@@ -187,23 +188,25 @@ test('runs: graceful cancellation finishes the resource in flight and starts no 
     assert.equal(plan.status, 'succeeded');
     const applying = c.request<RunInfo>('foresight/apply', { planRunId: plan.runId });
     const started = await c.waitFor('the first resource started', () => c.progress.find((p) => p.operation === 'create' && p.state === 'started'));
+    const t0 = Date.now();
     await c.request('foresight/cancelRun', { runId: started.runId });
     const done = await applying;
+    assert.ok(Date.now() - t0 < 10_000, 'the 30 s sleep in flight was stopped');
     assert.equal(done.status, 'cancelled');
-    const mine = c.progress.filter((p) => p.runId === started.runId).map((p) => [p.address, p.state, p.message.replace(ID, '[id=…]')]);
+    // The time provider ends its sleep with Go's context error when StopProvider arrives, as under terraform.
+    const mine = c.progress.filter((p) => p.runId === started.runId).map((p) => [p.address, p.state, p.message]);
     assert.deepEqual(mine, [
       ['time_sleep.s[0]', 'started', 'time_sleep.s[0]: Creating...'],
-      ['time_sleep.s[0]', 'done', 'time_sleep.s[0]: Creation complete after 1s [id=…]'],
+      ['time_sleep.s[0]', 'failed', 'time_sleep.s[0]: Creation errored after 0s'],
     ]);
-    assert.ok(c.progress.find((p) => p.runId === started.runId && p.state === 'done')!.elapsedMs >= 900);
-    // The completed resource is in the state; the others were never started.
     assert.deepEqual(
-      stateFile(ws.dir).resources.flatMap((r) => r.instances.map((i) => `${r.type}.${r.name}[${i.index_key}]`)),
-      ['time_sleep.s[0]'],
+      done.diagnostics.map((d) => [d.severity, d.summary]),
+      DIAGS,
     );
-    // The lock was released: a new plan run works.
+    // Nothing else was started, nothing is in the state, and the lock was released: a new plan run works.
+    assert.deepEqual(stateFile(ws.dir).resources, []);
     const again = await c.request<PlanRunRequest.Result>('foresight/plan', { directory: ws.dir });
-    assert.deepEqual(again.summary, { add: 2, change: 0, destroy: 0, import: 0, replace: 0 });
+    assert.deepEqual(again.summary, { add: 3, change: 0, destroy: 0, import: 0, replace: 0 });
   } finally {
     await c.stop();
     ws.done();

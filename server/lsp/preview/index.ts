@@ -538,9 +538,9 @@ class PreviewController {
     const rec = this.runs.find((r) => r.info.runId === p?.runId);
     if (!rec) throw new ResponseError(LSPErrorCodes.RequestFailed, `There is no run ${p?.runId}.`);
     if (rec.finished) return null;
-    // Graceful: the walk starts nothing new and finishes what is in flight (a first Ctrl-C). Forceful: the
-    // run is reported cancelled at once; in-flight provider calls finish in the worker, which still
-    // persists the state and releases the lock.
+    // Graceful (a first Ctrl-C): the walk starts nothing new and the providers get StopProvider for what is in
+    // flight. Forceful: the run is reported cancelled at once; the worker still waits for the in-flight
+    // provider calls, persists the state and releases the lock.
     await this.worker.request<boolean>({ kind: 'cancel', runId: rec.info.runId });
     if (p.force) this.finish(rec, 'cancelled');
     return null;
