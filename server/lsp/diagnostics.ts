@@ -50,8 +50,8 @@ interface DirState {
   texts: Map<string, string>;
   /** Documents edited since the last debounce expired (for the fast syntax path). */
   edited: Set<string>;
-  /** Whether the single-file first pass ran for this directory (it runs once, before its first results). */
-  firstPass?: boolean;
+  /** How many documents got the single-file first pass (before the directory's first results). */
+  firstPass?: number;
   waiters: (() => void)[];
 }
 
@@ -79,7 +79,9 @@ export class DiagnosticsScheduler {
   /** Called after a document was opened or changed. */
   changed(doc: OpenDocument): void {
     if (doc.dir === undefined) return;
-    this.state(doc.dir).edited.add(doc.uri);
+    const st = this.state(doc.dir);
+    st.edited.add(doc.uri);
+    this.firstPass(st, doc);
     this.schedule(doc.dir, this.debounceMs);
   }
 
@@ -197,9 +199,7 @@ export class DiagnosticsScheduler {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      const edited = [...st.edited];
       this.fastSyntax(st);
-      this.firstPass(st, edited);
       this.start(dir);
     }, delay);
   }
@@ -244,29 +244,28 @@ export class DiagnosticsScheduler {
 
   /**
    * Cold open (push mode): before a directory has any results, the first documents opened in it are checked
-   * on their own (Engine.analyzeFile: syntax and the provider diagnostics that depend on nothing outside the
-   * file) and those are published at once; the directory's analysis replaces them when it arrives.
+   * on their own at once, without waiting for the debounce or for the other documents being opened
+   * (Engine.analyzeFile: syntax and the provider diagnostics that depend on nothing outside the file), and
+   * those are published; the directory's analysis replaces them when it arrives.
    */
-  private firstPass(st: DirState, uris: string[]): void {
-    if (this.pullMode || st.firstPass || st.results || !this.engine.analyzeFile) return;
-    st.firstPass = true;
-    for (const uri of uris.slice(0, DiagnosticsScheduler.FIRST_PASS_DOCUMENTS)) {
-      const doc = this.documents.get(uri);
-      if (!doc || doc.path === undefined || !doc.path.endsWith('.tf') || doc.text.length > DiagnosticsScheduler.FAST_SYNTAX_LIMIT) continue;
-      const { version, text, path } = doc;
-      void this.engine.analyzeFile(path, text).then(
-        (found) => {
-          const now = this.documents.get(uri);
-          if (this.disposed || st.results || !now || now.version !== version || this.dirs.get(doc.dir!) !== st) return;
-          const diags = found.map((d) => toLspDiagnostic(d, now.lines));
-          const key = JSON.stringify(diags);
-          if (this.sent.get(uri) === key) return;
-          this.sent.set(uri, key);
-          this.sink.publish(uri, diags, version);
-        },
-        (e) => this.log.error(`first pass of ${uri} failed: ${describeError(e)}`),
-      );
-    }
+  private firstPass(st: DirState, doc: OpenDocument): void {
+    if (this.pullMode || st.results || !this.engine.analyzeFile) return;
+    if ((st.firstPass ?? 0) >= DiagnosticsScheduler.FIRST_PASS_DOCUMENTS) return;
+    if (doc.path === undefined || !doc.path.endsWith('.tf') || doc.text.length > DiagnosticsScheduler.FAST_SYNTAX_LIMIT) return;
+    st.firstPass = (st.firstPass ?? 0) + 1;
+    const { uri, version, text, path } = doc;
+    void this.engine.analyzeFile(path, text).then(
+      (found) => {
+        const now = this.documents.get(uri);
+        if (this.disposed || st.results || !now || now.version !== version || this.dirs.get(doc.dir!) !== st) return;
+        const diags = found.map((d) => toLspDiagnostic(d, now.lines));
+        const key = JSON.stringify(diags);
+        if (this.sent.get(uri) === key) return;
+        this.sent.set(uri, key);
+        this.sink.publish(uri, diags, version);
+      },
+      (e) => this.log.error(`first pass of ${uri} failed: ${describeError(e)}`),
+    );
   }
 
   private start(dir: string): void {
