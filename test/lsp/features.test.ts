@@ -327,6 +327,14 @@ test('completion and definition of a resource\'s provider configuration', async 
   });
 });
 
+test('completion: type constraints in a variable\'s type', async () => {
+  await session({ 'main.tf': 'variable "v" {\n  type = \n}\n' }, async (c, ws) => {
+    const l = await completion(c, ws.uri('main.tf'), 1, 9);
+    assert.deepEqual(labels(l), ['string', 'number', 'bool', 'list', 'set', 'map', 'object', 'tuple', 'optional', 'any']);
+    assert.deepEqual(item(l, 'map'), { label: 'map', kind: 25, detail: 'a map from strings to values of one type', sortText: '05', textEdit: { range: range(1, 9, 1, 9), newText: 'map(${1:string})' }, insertTextFormat: 2 });
+  });
+});
+
 test('signature help: the function, its parameters and the active one', async () => {
   await session(FIXTURE, async (c, ws) => {
     const main = ws.uri('main.tf');

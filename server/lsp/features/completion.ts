@@ -275,6 +275,13 @@ export async function completion(ws: Workspace, p: CompletionParams): Promise<Co
       const word = before.match(/[A-Za-z_][\w-]*$/)?.[0] ?? '';
       if (/[\w.-]$/.test(before.slice(0, before.length - word.length)) && word === '') break;
       const range = edit(offset - word.length);
+      if (ctx.attribute === 'type' && ctx.blocks.length === 1 && ctx.blocks[0].type === 'variable') {
+        // A type constraint: type keywords and constructors, not references.
+        TYPE_KEYWORDS.forEach(([label, snippet, detail], i) =>
+          items.push({ label, kind: CompletionItemKind.TypeParameter, detail, sortText: `${i}`.padStart(2, '0'), textEdit: { range, newText: snippet }, insertTextFormat: InsertTextFormat.Snippet }),
+        );
+        break;
+      }
       for (const it of rootItems(schemas, m, ctx.blocks, ctx.attribute)) {
         const isFn = it.kind === CompletionItemKind.Function;
         items.push({ ...it, textEdit: { range, newText: isFn ? `${it.label}($0)` : it.label }, ...(isFn ? { insertTextFormat: InsertTextFormat.Snippet } : {}) });
@@ -549,6 +556,19 @@ export function providerRefs(m: ModuleIndex | undefined): string[] {
   }
   return [...out].sort();
 }
+
+const TYPE_KEYWORDS: [string, string, string][] = [
+  ['string', 'string', 'a Unicode string'],
+  ['number', 'number', 'a number'],
+  ['bool', 'bool', 'true or false'],
+  ['list', 'list(${1:string})', 'a list of values of one type'],
+  ['set', 'set(${1:string})', 'a set of unique values of one type'],
+  ['map', 'map(${1:string})', 'a map from strings to values of one type'],
+  ['object', 'object({\n\t${1:name} = ${2:string}\n})', 'named attributes, each with its own type'],
+  ['tuple', 'tuple([${1:string}])', 'a sequence of values, each with its own type'],
+  ['optional', 'optional(${1:string})', 'an optional object attribute (with an optional default)'],
+  ['any', 'any', 'any type, decided from the value'],
+];
 
 let functionList: [string, string][] | undefined;
 
