@@ -273,6 +273,9 @@ test('completion: functions with signatures, reference roots, resource types and
     assert.equal(item(l, 'join')?.detail, 'join(separator string, ...lists list of string) string');
     assert.deepEqual(bySortText(l).slice(-3), ['false', 'null', 'true']);
     assert.equal(item(l, 'each'), undefined, 'each is offered only in a block with for_each');
+    await edit(c, main, 3, MAIN.replace('  prefix = "app"\n', '  prefix = "app" # var.\n  /* up\n'));
+    assert.deepEqual((await completion(c, main, 6, 23)).items, [], 'nothing inside a line comment');
+    assert.deepEqual((await completion(c, main, 7, 7)).items, [], 'nothing inside a block comment');
   });
 });
 

@@ -147,7 +147,10 @@ export function scan(text: string): { frames: Frame[]; line: Token[]; toks: Toke
 /** The cursor context at `offset` of `text`. */
 export function cursorContext(text: string, offset: number): CursorContext {
   const before = text.slice(0, offset);
-  const { frames, line } = scan(before);
+  const { frames, line, toks } = scan(before);
+  // Inside a comment (a line comment not yet ended, or an unclosed block comment): nothing to complete.
+  const lastTok = toks.length >= 2 ? toks[toks.length - 2] : undefined;
+  if (lastTok?.type === T.Comment && lastTok.end === offset && !before.endsWith('\n') && !before.endsWith('*/')) return { kind: 'none' };
   const blocks = blocksOf(frames);
   const f = frames[frames.length - 1];
   const atBlockLevel = f === undefined || f.kind === 'block';
