@@ -275,7 +275,7 @@ export class PgStateManager implements Full {
       this.readFile = r.file ? { ...r.file, state: r.file.state.deepCopy() } : undefined;
     }
     this.readCanon = undefined;
-    if (this.locked) diags.push(...(await this.recoverJournal()));
+    diags.push(...(await this.recoverJournal()));
     return diags;
   }
 
@@ -375,17 +375,27 @@ export class PgStateManager implements Full {
     };
   }
 
-  /** J5/J6 for the pg row: replays a leftover journal (under the lock) onto the row it came from. */
+  /**
+   * J5/J6 for the pg row: replays a leftover journal onto the row it came from; under the lock the row is rewritten
+   * and the journal deleted, without it (plan -lock=false, state list) the replay stays in memory.
+   */
   private async recoverJournal(): Promise<Diagnostic[]> {
     const jp = this.journalPath();
     if (!jp || this.journal || !existsSync(jp)) return [];
-    const j = decodeJournal(readFileSync(jp, 'utf8'));
+    let text: string;
+    try {
+      text = readFileSync(jp, 'utf8');
+    } catch {
+      return [];
+    }
+    const j = decodeJournal(text);
     if (!j.header) {
-      unlinkSync(jp);
+      if (this.locked) unlinkSync(jp);
       return [];
     }
     const disk = this.readFile ? { lineage: this.readFile.lineage, serial: this.readFile.serial } : undefined;
     if (!journalApplies(j, disk)) {
+      if (!this.locked) return [];
       renameSync(jp, jp + '.stale');
       return [warning('Stale state journal set aside', `Foresight found the journal of an interrupted run for workspace "${this.name}", but the state in the database was changed after that run, so the journal was not replayed. It was moved to ${jp}.stale for inspection.`)];
     }
@@ -394,6 +404,14 @@ export class PgStateManager implements Full {
     if (j.tail) diags.push(warning('Incomplete state journal record ignored', `The last change recorded by an interrupted run could not be read (${j.tail}); it was not applied. This happens when a run stops while writing.`));
     const top = Math.max(disk?.serial ?? 0, j.header.disk_serial ?? 0, ...j.checkpoints);
     const same = !!this.readFile && canonicalState(this.readFile.state) === canonicalState(recovered);
+    if (!this.locked) {
+      if (!same) {
+        const f: StateFile = { terraformVersion: TERRAFORM_VERSION, serial: top + 1, lineage: j.header.lineage, state: recovered };
+        this.file = f;
+        this.readFile = { ...f, state: recovered.deepCopy() };
+      }
+      return diags;
+    }
     if (!same) {
       const f: StateFile = { terraformVersion: TERRAFORM_VERSION, serial: top + 1, lineage: j.header.lineage, state: recovered };
       await this.put(writeStateFile(f));
