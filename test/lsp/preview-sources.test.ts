@@ -229,3 +229,34 @@ output "content" {
     ws.done();
   }
 });
+
+test('preview: inlay hints inside a nested block', async () => {
+  const text = `resource "tls_private_key" "k" {
+  algorithm = "ED25519"
+}
+
+resource "tls_cert_request" "r" {
+  private_key_pem = tls_private_key.k.private_key_pem
+  subject {
+    common_name = "a"
+  }
+}
+`;
+  const ws = workspace({ 'main.tf': text });
+  const c = new PreviewClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, previewDebounceMs: 10 });
+    await applyAll(c, ws.dir);
+    const uri = ws.uri('main.tf');
+    await c.open(uri, text.replace('common_name = "a"', 'common_name = "b"'));
+    const p = await c.nextPreview(ws.dir);
+    assert.deepEqual(p.changes.map((x) => [x.address, x.action, (x.replacePaths ?? []).join(',')]), [
+      ['tls_cert_request.r', 'replace', 'subject,subject[0].common_name'],
+      ['tls_private_key.k', 'no-op', ''],
+    ]);
+    assert.deepEqual(await c.hints(uri), ['7:21 "a" → "b" # forces replacement']);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});

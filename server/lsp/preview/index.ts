@@ -139,6 +139,8 @@ interface DirPreview {
   data?: PreviewData;
   files: Map<string, FilePresentation>;
   inflight?: Promise<void>;
+  /** Previews retried after the worker died, since the last preview that succeeded. */
+  retries: number;
 }
 
 interface RunRecord {
@@ -217,7 +219,7 @@ class PreviewController {
 
   private state(dir: string): DirPreview {
     let st = this.dirs.get(dir);
-    if (!st) this.dirs.set(dir, (st = { seq: 0, version: 0, files: new Map() }));
+    if (!st) this.dirs.set(dir, (st = { seq: 0, version: 0, files: new Map(), retries: 0 }));
     return st;
   }
 
@@ -265,6 +267,7 @@ class PreviewController {
       .then((data) => {
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
         st.version++;
+        st.retries = 0;
         // A configuration that does not load (a syntax error mid-edit) keeps the last lenses and hints in place.
         const keep = !data.complete && data.files.length === 0 && st.data !== undefined;
         st.data = keep ? { ...data, moduleDirs: st.data!.moduleDirs } : data;
@@ -280,7 +283,13 @@ class PreviewController {
       })
       .catch((e: unknown) => {
         const m = e instanceof Error ? e.message : String(e);
-        if (!m.startsWith('refusal:')) this.session.log.error(`preview of ${dir} failed: ${describeError(e)}`);
+        if (m.startsWith('refusal:')) return;
+        this.session.log.error(`preview of ${dir} failed: ${describeError(e)}`);
+        // The worker died (a crash, or its script could not load): a fresh worker tries again, a few times.
+        if (/^the preview worker (failed|exited)/.test(m) && seq === st.seq && st.retries < 3) {
+          st.retries++;
+          this.schedule(dir, 250 * st.retries);
+        }
       });
     st.inflight = p;
     return p;

@@ -9,7 +9,7 @@
 import { isAbsolute, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Module, Resource } from '../../config/model';
-import type { Reference } from '../../config/hclbody';
+import type { Block, Body, Reference } from '../../config/hclbody';
 import type { Range as EngineRange } from '../../diags/diagnostic';
 import { consoleTypeString, formatValue } from '../../lang/format';
 import { rawEquals, Value } from '../../lang/value';
@@ -394,32 +394,68 @@ function forcesReplacement(c: ResourceInstanceChange, name: string): boolean {
   return c.requiredReplace.some((p) => p.length > 0 && p[0].kind === 'attr' && p[0].name === name);
 }
 
+/** The value of a nested block that occurs once in `body` (a single block, or a list/set of one). */
+function nestedOnce(v: Value | undefined, b: Block, body: Body): Value | undefined {
+  if (v === undefined || body.blocks.filter((x) => x.type === b.type).length !== 1) return undefined;
+  const x = attr(v, b.type);
+  if (!x || !x.isKnown || x.isNull) return x;
+  if (x.type.kind === 'object') return x;
+  if ((x.type.kind === 'list' || x.type.kind === 'set') && x.elems.length === 1) return x.elems[0].markWith(new Set([...x.marks, ...x.elems[0].marks]));
+  return undefined;
+}
+
 function resourceHints(r: Resource, changes: ResourceInstanceChange[], src: Sources, f: FilePresentation): void {
   const live = changes.filter((c) => !c.deposedKey && (c.action === 'Create' || c.action === 'Update' || isReplace(c.action)));
   if (!live.length) return;
-  for (const a of r.config.attributes) {
+  bodyHints(
+    r.config,
+    live.map((c) => ({ c, before: c.action === 'Create' ? undefined : c.before, after: c.after, forces: (name: string) => forcesReplacement(c, name) })),
+    live,
+    src,
+    f,
+  );
+}
+
+interface Side {
+  c: ResourceInstanceChange;
+  before: Value | undefined;
+  after: Value | undefined;
+  forces(name: string): boolean;
+}
+
+/** Hints for the attributes of `body` and, one level down, of nested blocks that occur once. */
+function bodyHints(body: Body, sides: Side[], live: ResourceInstanceChange[], src: Sources, f: FilePresentation, depth = 0): void {
+  if (depth > 3) return;
+  for (const b of body.blocks) {
+    const inner = sides
+      .map((s) => ({ c: s.c, before: nestedOnce(s.before, b, body), after: nestedOnce(s.after, b, body), forces: (name: string) => s.c.requiredReplace.some((p) => p.length > 1 && p[0].kind === 'attr' && p[0].name === b.type && p[p.length - 1].kind === 'attr' && (p[p.length - 1] as { name: string }).name === name) }))
+      .filter((s) => s.after !== undefined);
+    if (inner.length) bodyHints(b.body, inner, live, src, f, depth + 1);
+  }
+  for (const a of body.attributes) {
     const hints: HintInfo[] = [];
     const position = src.range(a.range).end;
-    for (const c of live) {
-      const before = c.action === 'Create' ? undefined : attr(c.before, a.name);
-      const after = attr(c.after, a.name);
+    for (const side of sides) {
+      const c = side.c;
+      const before = c.action === 'Create' || side.before === undefined ? undefined : attr(side.before, a.name);
+      const after = side.after === undefined ? undefined : attr(side.after, a.name);
       if (after === undefined) continue;
       const unknown = !after.isKnown;
-      const forces = forcesReplacement(c, a.name);
+      const forces = depth === 0 ? forcesReplacement(c, a.name) : side.forces(a.name);
       if (c.action === 'Create') {
         if (!unknown) continue;
-        hints.push({ position, planned: '(known after apply)', unknown, forces });
+        hints.push({ position, planned: '(known after apply)', unknown, forces, key: instanceKeyString(c.addr.key) });
         continue;
       }
       if (sameValue(before, after) && !forces) continue;
-      hints.push({ position, prior: display(before, 40), planned: display(after, 40), unknown, forces });
+      hints.push({ position, prior: display(before, 40), planned: display(after, 40), unknown, forces, key: instanceKeyString(c.addr.key) });
     }
     if (!hints.length) continue;
     const distinct = new Map<string, HintInfo>();
-    hints.forEach((h, i) => {
+    for (const h of hints) {
       const k = JSON.stringify([h.prior, h.planned, h.forces]);
-      if (!distinct.has(k)) distinct.set(k, { ...h, key: live.length > 1 ? instanceKeyString(live[i].addr.key) : undefined });
-    });
+      if (!distinct.has(k)) distinct.set(k, { ...h, key: live.length > 1 ? h.key : undefined });
+    }
     if (distinct.size === 1) {
       const h = [...distinct.values()][0];
       delete h.key;
