@@ -9,7 +9,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
 import type { Traversal } from '../lang/ast';
 import { references } from '../lang/parse';
-import type { Expression, Reference, RefStep } from './hclbody';
+import type { Body, Expression, Reference, RefStep } from './hclbody';
 import type { Module, Resource } from './model';
 import { resourceKey, resourceLookup } from './model';
 import { nameSuggestion } from './load';
@@ -271,6 +271,8 @@ const signatureIds = new Map<string, number>();
 let lastSignatureId = 0;
 
 /** exprsOfBody, kept per Body (bodies of unchanged files are reused across loads). */
+/** checkModule's results per resource body (see visitBody), under the same validity key as checkCache. */
+const bodyCheckCache = new WeakMap<Body, { sig: number; scope: string; mod: string; diags: Diagnostic[]; targets: string[] }>();
 const bodyExprsCache = new WeakMap<Resource['config'], Expression[]>();
 function bodyExprs(b: Resource['config']): Expression[] {
   let l = bodyExprsCache.get(b);
@@ -313,6 +315,36 @@ export function checkModule(mod: Module): Diagnostic[] {
         }
     }
   };
+  /**
+   * visit() over every expression of a resource body, with one cache entry for the whole body (valid under
+   * the same conditions as each expression's: the body object is unchanged, so are its expressions), so an
+   * edit costs one lookup per unchanged resource rather than one per expression.
+   */
+  const visitBody = (from: string, body: Body, scope: Scope) => {
+    const sk = scopeKey(scope);
+    let c = bodyCheckCache.get(body);
+    if (!c || c.sig !== sig || c.scope !== sk || c.mod !== mod.path) {
+      const own: Diagnostic[] = [];
+      const targets = new Set<string>();
+      for (const e of bodyExprs(body)) {
+        let ec = checkCache.get(e);
+        if (!ec || ec.sig !== sig || ec.scope !== sk || ec.mod !== mod.path) {
+          const eOwn: Diagnostic[] = [];
+          const eTargets: (string | undefined)[] = [];
+          for (const r of refsOf(e)) eTargets.push(checkRef(mod, r, scope, eOwn));
+          ec = { sig, scope: sk, mod: mod.path, diags: eOwn, targets: eTargets };
+          checkCache.set(e, ec);
+        }
+        for (const d of ec.diags) own.push(d);
+        for (const to of ec.targets) if (to) targets.add(to);
+      }
+      c = { sig, scope: sk, mod: mod.path, diags: own, targets: [...targets] };
+      bodyCheckCache.set(body, c);
+    }
+    for (const d of c.diags) diags.push(d);
+    const deps = node(from);
+    for (const to of c.targets) if (to !== from || from.startsWith('local.')) deps.add(to);
+  };
   const none: Scope = { count: false, each: false, self: false };
   for (const v of mod.variables.values()) {
     for (const val of v.validations) visit(undefined, [val.condition, val.errorMessage], none);
@@ -322,7 +354,7 @@ export function checkModule(mod: Module): Diagnostic[] {
     const key = resourceKey(r);
     const scope: Scope = { count: !!r.count, each: !!r.forEach, self: false, extra: r.dynamic.length ? new Set(r.dynamic.map((d) => d.iterator ?? d.blockType)) : undefined };
     visit(key, [r.count, r.forEach], none);
-    visit(key, bodyExprs(r.config), scope);
+    visitBody(key, r.config, scope);
     if (r.dependsOn) visit(key, [r.dependsOn], none);
     if (r.lifecycle) {
       for (const c of r.lifecycle.preconditions) visit(key, [c.condition, c.errorMessage], scope);
