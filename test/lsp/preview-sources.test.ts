@@ -224,6 +224,16 @@ output "content" {
     const plan = await c.request<PlanRunRequest.Result>('foresight/plan', { directory: ws.dir });
     assert.deepEqual(plan.changes.map((x) => [x.address, x.action, !!x.drifted, x.inState]), [['local_file.f', 'create', true, false]]);
     assert.match(plan.output!, /# local_file\.f has been deleted/);
+    // The previews show what the run's refresh found; the state itself changes only with an explicit refresh.
+    const n = c.previews.length;
+    const pv = await c.waitFor('a preview with the drift', () => c.previews.slice(n).find((x) => x.changes.some((ch) => ch.drifted)), 20_000);
+    assert.deepEqual(pv.changes.map((x) => [x.address, x.action, !!x.drifted]), [['local_file.f', 'no-op', true]]);
+    assert.deepEqual(await lensTitles(c, uri), ['0: no changes (deleted outside of Terraform)']);
+    const m = c.previews.length;
+    const r = await c.request<RunInfo>('foresight/refresh', { directory: ws.dir });
+    assert.equal(r.status, 'succeeded', r.output);
+    await c.waitFor('a preview from the refreshed state', () => c.previews.slice(m).find((x) => x.summary.add === 1), 20_000);
+    assert.deepEqual(await lensTitles(c, uri), ['0: + create (deleted outside of Terraform)']);
   } finally {
     await c.stop();
     ws.done();

@@ -57,7 +57,7 @@ import {
   type RunProgressParams,
 } from '../protocol';
 import type { Session } from '../session';
-import type { FilePresentation } from './model';
+import type { DriftInfo, FilePresentation } from './model';
 import { PREVIEW_WORKER_ROLE, type PreviewData, type PreviewSettings, type RunResult, type WorkerMessage, type WorkerRequest } from './worker';
 
 export { PREVIEW_WORKER_ROLE };
@@ -160,6 +160,8 @@ class PreviewController {
   private inlayRefresh = false;
   private readonly dirs = new Map<string, DirPreview>();
   private readonly runs: RunRecord[] = [];
+  /** What the last plan or refresh run of a directory found changed outside of Terraform (shown by its previews until an apply). */
+  private readonly drift = new Map<string, DriftInfo[]>();
   private nextRun = 1;
   private readonly worker: PreviewWorker;
   private readonly planDir = join(tmpdir(), `foresight-runs-${process.pid}`);
@@ -263,7 +265,7 @@ class PreviewController {
     const overlays: [string, string][] = [];
     for (const doc of this.session.documents.all()) if (doc.path !== undefined) overlays.push([doc.path, doc.text]);
     const p = this.worker
-      .request<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings })
+      .request<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir) })
       .then((data) => {
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
         st.version++;
@@ -503,6 +505,8 @@ class PreviewController {
       .request<RunResult>({ kind: 'run', runId: rec.info.runId, verb, options, settings: this.settings, planFile })
       .then((r) => {
         if (verb === 'plan' && r.exitCode === 0 && !r.cancelled) rec.info.planFile = planFile;
+        if (r.drift && r.exitCode === 0 && options.refresh !== false && (verb === 'refresh' || options.mode !== 'refresh-only')) this.drift.set(options.directory, r.drift);
+        if (verb === 'apply' && r.exitCode === 0) this.drift.delete(options.directory);
         return this.finish(rec, r.cancelled ? 'cancelled' : r.exitCode === 0 ? 'succeeded' : 'failed', r);
       })
       .catch((e: unknown) => {
@@ -512,7 +516,7 @@ class PreviewController {
       })
       .finally(() => {
         // The state may have changed: previews of the directory start from it.
-        if (verb !== 'plan') for (const dir of this.dirs.keys()) if (dir === options.directory) this.schedule(dir, 0);
+        for (const dir of this.dirs.keys()) if (dir === options.directory) this.schedule(dir, 0);
       });
     return Promise.race([work, forced]);
   }

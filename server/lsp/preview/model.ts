@@ -219,6 +219,16 @@ interface Located {
   range?: LspRange;
 }
 
+/** An object a refresh found changed ("Update") or deleted ("Delete") outside of Terraform. */
+export interface DriftInfo {
+  address: string;
+  action: 'Update' | 'Delete';
+}
+
+export function driftOf(plan: Plan): DriftInfo[] {
+  return plan.driftedResources.filter((d) => !d.deposedKey).map((d) => ({ address: instanceAddrString(d.addr), action: d.action === 'Delete' ? 'Delete' : 'Update' }));
+}
+
 export interface Presentation {
   summary: PlanSummary;
   changes: ResourceChangeInfo[];
@@ -226,7 +236,7 @@ export interface Presentation {
 }
 
 /** Builds everything the editor shows of `plan`, made from `root` over `src`. */
-export function present(plan: Plan, root: Module, src: Sources): Presentation {
+export function present(plan: Plan, root: Module, src: Sources, knownDrift: readonly DriftInfo[] = []): Presentation {
   const files = new Map<string, FilePresentation>();
   const file = (filename: string): FilePresentation => {
     const p = src.abs(filename);
@@ -242,6 +252,7 @@ export function present(plan: Plan, root: Module, src: Sources): Presentation {
     l.push(c);
   }
   const drift = new Map<string, 'Update' | 'Delete'>();
+  for (const d of knownDrift) drift.set(d.address, d.action);
   for (const d of plan.driftedResources) drift.set(instanceAddrString(d.addr), d.action === 'Delete' ? 'Delete' : 'Update');
   const located = new Map<ResourceInstanceChange, Located>();
   const modules: Module[] = [];

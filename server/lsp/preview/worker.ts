@@ -44,7 +44,7 @@ import type { CliIO } from '../../cli/io';
 import { initParser } from '../../syntax/treesitter';
 import { toLspDiagnostic } from '../convert';
 import type { PlannedDiffRequest, ResourceChangeInfo, RunDiagnostic, RunOptions, RunProgressParams, StateRequest, WorkspacesRequest } from '../protocol';
-import { plannedAction, present, referenceHovers, Sources, type FilePresentation } from './model';
+import { driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 
 export const PREVIEW_WORKER_ROLE = 'foresight-preview';
@@ -77,11 +77,13 @@ export interface RunResult {
   diagnostics: RunDiagnostic[];
   changes?: ResourceChangeInfo[];
   summary?: PreviewData['summary'];
+  /** What the run's refresh found changed outside of Terraform (plan and refresh runs). */
+  drift?: DriftInfo[];
   durationMs: number;
 }
 
 export type WorkerRequest =
-  | { id: number; kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings }
+  | { id: number; kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[] }
   | { id: number; kind: 'run'; runId: string; verb: 'plan' | 'apply' | 'refresh'; options: RunOptions; settings: PreviewSettings; planFile?: string }
   | { id: number; kind: 'cancel'; runId: string }
   | { id: number; kind: 'state'; dir: string }
@@ -209,7 +211,7 @@ const previewAborts = new Map<string, AbortController>();
 /** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
 const fileCaches = new Map<string, FileCache>();
 
-export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings): Promise<PreviewData> {
+export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings, drift: DriftInfo[] = []): Promise<PreviewData> {
   const t0 = performance.now();
   previewAborts.get(dir)?.abort();
   const abort = new AbortController();
@@ -298,7 +300,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
   lastPreview.set(dir, { plan: res.plan, config: cfg.module });
   const diags = [...res.diagnostics];
-  const p = present(res.plan, cfg.module, src);
+  const p = present(res.plan, cfg.module, src, drift);
   referenceHovers(res.plan, cfg.module, src, p.files);
   phase('present');
   return {
@@ -443,6 +445,7 @@ export async function run(
     durationMs: Math.round(performance.now() - t0),
   };
   if (planMade) {
+    result.drift = driftOf(planMade);
     const cfg = await loadConfig(workerIO(o.directory), false);
     if ('module' in cfg) {
       const p = present(planMade, cfg.module, new Sources(o.directory, new Map()));
@@ -619,7 +622,7 @@ export function servePreview(): void {
         let result: unknown;
         switch (req.kind) {
           case 'preview':
-            result = await makePreview(req.dir, new Map(req.overlays), req.settings);
+            result = await makePreview(req.dir, new Map(req.overlays), req.settings, req.drift);
             break;
           case 'run':
             result = await run(req.runId, req.verb, req.options, req.settings, req.planFile, (params) => post({ event: 'progress', params }));
