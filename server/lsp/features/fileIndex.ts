@@ -126,32 +126,31 @@ function bodyOf(body: SyntaxNode, into: BlockInfo | { attrs: AttrInfo[]; blocks:
         range: rangeOf(c),
         ...(expr ? { valueRange: rangeOf(expr), valueText: expr.text } : {}),
       });
-      if (expr) collectRefs(expr, refs, 0);
+      if (expr) collectRefs(expr, refs);
     }
   }
 }
 
-/** Adds the traversals under `n` to `refs`. */
-function collectRefs(n: SyntaxNode, refs: Ref[], depth: number): void {
-  if (depth > 256) return;
-  if (n.type === 'variable_expr') {
-    const id = n.namedChildren[0];
-    const parent = n.parent;
-    // Error recovery inserts zero-length (MISSING) identifiers; they name nothing.
-    if (!id || !parent || id.text === '') return;
-    const parts: Named[] = [];
-    let end = rangeOf(n).end;
-    for (let s = n.nextSibling; s; s = s.nextSibling) {
-      if (s.type !== 'get_attr') break;
-      const pid = s.namedChildren.find((x) => x?.type === 'identifier');
-      if (!pid || pid.text === '') break;
-      parts.push({ name: pid.text, range: rangeOf(pid) });
-      end = rangeOf(s).end;
-    }
-    refs.push({ root: { name: id.text, range: rangeOf(id) }, parts, range: { start: rangeOf(n).start, end } });
-    return;
+/** Adds the traversals under `n` to `refs` (one query for all variable_expr nodes: far cheaper than a walk). */
+function collectRefs(n: SyntaxNode, refs: Ref[]): void {
+  for (const v of n.descendantsOfType('variable_expr')) if (v) addRef(v, refs);
+}
+
+function addRef(n: SyntaxNode, refs: Ref[]): void {
+  const id = n.firstNamedChild;
+  // Error recovery inserts zero-length (MISSING) identifiers; they name nothing.
+  if (!id || id.text === '') return;
+  const parts: Named[] = [];
+  const start = rangeOf(n).start;
+  let end = rangeOf(n).end;
+  for (let s = n.nextSibling; s; s = s.nextSibling) {
+    if (s.type !== 'get_attr') break;
+    const pid = s.lastNamedChild;
+    if (!pid || pid.type !== 'identifier' || pid.text === '') break;
+    parts.push({ name: pid.text, range: rangeOf(pid) });
+    end = rangeOf(s).end;
   }
-  for (const c of n.namedChildren) if (c) collectRefs(c, refs, depth + 1);
+  refs.push({ root: { name: id.text, range: rangeOf(id) }, parts, range: { start, end } });
 }
 
 /** Collects traversals in nested blocks too (blockOf only collects per body). */
