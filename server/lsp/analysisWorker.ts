@@ -14,11 +14,16 @@
 // is answered by the newer one's result (the scheduler would drop the older result anyway). The time limit
 // counts from the moment the worker takes the request.
 
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parentPort, Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
+
+/** The text the first pass is warmed up with (never written anywhere). */
+const WARM_UP = 'variable "v" {\n  default = 1\n}\n\nresource "terraform_data" "w" {\n  input = { a = var.v }\n}\n';
 
 /**
  * One analysis. The overlays travel as a change to those of the directory's previous request to the same
@@ -91,10 +96,17 @@ export class WorkerEngine implements Engine {
     private readonly local: Engine,
   ) {}
 
-  /** Also starts the worker, so that it has loaded its code and parser by the time the first file opens. */
+  /**
+   * Also starts the worker, so that it has loaded its code and parser by the time the first file opens, and
+   * runs the single-file first pass once on a small text, so that its code is compiled and the built-in
+   * providers' schemas are loaded before a user's file needs it (cold open).
+   */
   init(): Promise<void> {
     this.ensureWorker();
-    return this.local.init();
+    return this.local.init().then(() => {
+      const warm = this.local.analyzeFile;
+      if (warm) setImmediate(() => void warm(join(tmpdir(), 'foresight-warm-up.tf'), WARM_UP).catch(() => undefined));
+    });
   }
 
   /** The single-file first pass runs on the main thread (one small file; the worker may be busy). */
