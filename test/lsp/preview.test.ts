@@ -187,3 +187,29 @@ test('preview: an untrusted workspace gets no preview and no runs', async () => 
     ws.done();
   }
 });
+
+test('preview: variables from the settings, terraform.tfvars and *.auto.tfvars, in the CLI precedence', async () => {
+  const text = `variable "a" {}
+variable "b" {}
+variable "c" {}
+
+resource "terraform_data" "x" {
+  input = [var.a, var.b, var.c]
+}
+`;
+  const ws = workspace({ 'main.tf': text, 'terraform.tfvars': 'a = "tfvars"\nb = "tfvars"\n', 'x.auto.tfvars': 'b = "auto"\n' });
+  const c = new PreviewClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, previewDebounceMs: 10, vars: { c: 'settings' } });
+    const uri = ws.uri('main.tf');
+    await c.open(uri, text);
+    const p = await c.nextPreview(ws.dir);
+    assert.equal(p.complete, true);
+    assert.equal(await c.hover(uri, 5, 12), '```hcl\n"tfvars"\n```\n\nType: `string`');
+    assert.equal(await c.hover(uri, 5, 19), '```hcl\n"auto"\n```\n\nType: `string`');
+    assert.equal(await c.hover(uri, 5, 26), '```hcl\n"settings"\n```\n\nType: `string`');
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
