@@ -194,7 +194,11 @@ variable "b" {}
 variable "c" {}
 
 resource "terraform_data" "x" {
-  input = [var.a, var.b, var.c]
+  input = [var.a, var.b, var.c, local.l]
+}
+
+locals {
+  l = upper(var.c)
 }
 `;
   const ws = workspace({ 'main.tf': text, 'terraform.tfvars': 'a = "tfvars"\nb = "tfvars"\n', 'x.auto.tfvars': 'b = "auto"\n' });
@@ -208,6 +212,7 @@ resource "terraform_data" "x" {
     assert.equal(await c.hover(uri, 5, 12), '```hcl\n"tfvars"\n```\n\nType: `string`');
     assert.equal(await c.hover(uri, 5, 19), '```hcl\n"auto"\n```\n\nType: `string`');
     assert.equal(await c.hover(uri, 5, 26), '```hcl\n"settings"\n```\n\nType: `string`');
+    assert.equal(await c.hover(uri, 5, 33), '```hcl\n"SETTINGS"\n```\n\nType: `string`');
   } finally {
     await c.stop();
     ws.done();

@@ -513,7 +513,14 @@ function resourceHovers(plan: Plan, r: Resource, changes: ResourceInstanceChange
 // ---- references --------------------------------------------------------------------------------------------
 
 /** Hovers on references (`var.x`, `aws_x.y.attr`, `data.x.y`) with the planned value and its type. */
-export function referenceHovers(plan: Plan, root: Module, src: Sources, files: Map<string, FilePresentation>): void {
+export function referenceHovers(
+  plan: Plan,
+  root: Module,
+  src: Sources,
+  files: Map<string, FilePresentation>,
+  /** A root module local's value where it is known without the plan (no resource in it), else undefined. */
+  rootLocal: (name: string) => Value | undefined = () => undefined,
+): void {
   const byGroup = new Map<string, ResourceInstanceChange[]>();
   for (const c of plan.changes) {
     if (c.deposedKey) continue;
@@ -544,7 +551,7 @@ export function referenceHovers(plan: Plan, root: Module, src: Sources, files: M
     ];
     for (const e of exprs) {
       for (const ref of e.refs) {
-        const v = referenceValue(plan, m, ref, byGroup);
+        const v = referenceValue(plan, m, ref, byGroup, rootLocal);
         if (!v) continue;
         const p = src.abs(ref.range.filename);
         let f = files.get(p);
@@ -558,7 +565,13 @@ export function referenceHovers(plan: Plan, root: Module, src: Sources, files: M
   visit(root);
 }
 
-function referenceValue(plan: Plan, m: Module, ref: Reference, byGroup: Map<string, ResourceInstanceChange[]>): Value | undefined {
+function referenceValue(
+  plan: Plan,
+  m: Module,
+  ref: Reference,
+  byGroup: Map<string, ResourceInstanceChange[]>,
+  rootLocal: (name: string) => Value | undefined,
+): Value | undefined {
   let v: Value | undefined;
   let steps = ref.steps;
   if (ref.root === 'var') {
@@ -566,7 +579,11 @@ function referenceValue(plan: Plan, m: Module, ref: Reference, byGroup: Map<stri
     v = plan.variableValues.get(steps[0].name);
     if (v && m.variables.get(steps[0].name)?.sensitive) v = v.mark('sensitive');
     steps = steps.slice(1);
-  } else if (['local', 'module', 'path', 'terraform', 'count', 'each', 'self'].includes(ref.root)) {
+  } else if (ref.root === 'local') {
+    if (m.path !== '' || !steps.length || steps[0].kind !== 'attr') return undefined;
+    v = rootLocal(steps[0].name);
+    steps = steps.slice(1);
+  } else if (['module', 'path', 'terraform', 'count', 'each', 'self'].includes(ref.root)) {
     return undefined;
   } else {
     let mode = 'managed';

@@ -26,6 +26,7 @@ import { parentPort } from 'node:worker_threads';
 import { collectVariableValues, parseVariableValues, type VarFlag } from '../../config/variables';
 import type { Module } from '../../config/model';
 import type { FileCache } from '../../config/load';
+import { finalizeRootVariables, ModuleEvaluator } from '../../config/evaluate';
 import { error, hasErrors, type Diagnostic } from '../../diags/diagnostic';
 import { BackendOpenError, CliBackend } from '../../backends/registry';
 import { plan as enginePlan } from '../../engine';
@@ -301,7 +302,14 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   lastPreview.set(dir, { plan: res.plan, config: cfg.module });
   const diags = [...res.diagnostics];
   const p = present(res.plan, cfg.module, src, drift);
-  referenceHovers(res.plan, cfg.module, src, p.files);
+  // Locals as `foresight console` evaluates them (resources unknown): shown only where wholly known.
+  const fin = finalizeRootVariables(cfg.module, parsed.values);
+  const ev = new ModuleEvaluator(cfg.module, fin.inputs, { cwd: dir, workspace, console: true }, []);
+  const rootLocal = (name: string) => {
+    const v = ev.local(name);
+    return v && v.isWhollyKnown ? v : undefined;
+  };
+  referenceHovers(res.plan, cfg.module, src, p.files, rootLocal);
   phase('present');
   return {
     directory: dir,
