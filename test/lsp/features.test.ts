@@ -373,6 +373,22 @@ test('definition: variables, locals, resources, module calls, and into local mod
   });
 });
 
+test('modules installed by terraform init (module manifest) are followed like local ones', async () => {
+  const files = {
+    'main.tf': 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "5.0.0"\n}\n\noutput "id" {\n  value = module.vpc.vpc_id\n}\n',
+    '.terraform/modules/modules.json': '{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"vpc","Source":"registry.terraform.io/terraform-aws-modules/vpc/aws","Version":"5.0.0","Dir":".terraform/modules/vpc"}]}',
+    '.terraform/modules/vpc/outputs.tf': 'output "vpc_id" {\n  value = "x"\n}\n',
+  };
+  await session(files, async (c, ws) => {
+    const main = ws.uri('main.tf');
+    assert.deepEqual(await c.request('textDocument/definition', { textDocument: { uri: main }, position: pos(6, 22) }), [
+      { uri: ws.uri('.terraform/modules/vpc/outputs.tf'), range: range(0, 8, 0, 14) },
+    ]);
+    await edit(c, main, 2, 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "5.0.0"\n}\n\noutput "id" {\n  value = module.vpc.\n}\n');
+    assert.deepEqual(labels(await completion(c, main, 6, 21)), ['vpc_id']);
+  });
+});
+
 test('references: across the module and into calling modules', async () => {
   await session(FIXTURE, async (c, ws) => {
     const main = ws.uri('main.tf');

@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type { OpenDocument } from '../documents';
 import type { Session } from '../session';
 import { newParser, type Parser } from '../../syntax/treesitter';
+import { readModuleManifest } from '../../depsfile/modules';
 import { indexTree, type Decl, type FileIndex, type Ref } from './fileIndex';
 
 function isConfigName(n: string): boolean {
@@ -219,13 +220,27 @@ export class Workspace {
     return dirname(path);
   }
 
-  /** The absolute directory of a module call's local source (`./x`, `../x`), else undefined. */
+  /**
+   * The absolute directory of a called module: a local source (`./x`, `../x`) resolved against `dir`; for
+   * another source, the directory `terraform init` installed it in, from `dir`'s module manifest
+   * (`.terraform/modules/modules.json`, key = the call's name). Undefined when neither applies.
+   */
   moduleDir(dir: string, decl: Decl): string | undefined {
     const src = decl.block.attrs.find((a) => a.name === 'source');
     const m = src?.valueText?.match(/^"((?:\.\.?)(?:\/[^"]*)?)"$/);
-    if (!m) return undefined;
-    return resolve(dir, m[1]);
+    if (m) return resolve(dir, m[1]);
+    if (!src) return undefined;
+    const now = Date.now();
+    let man = this.manifests.get(dir);
+    if (!man || now - man.at > LIST_TTL_MS) {
+      man = { at: now, records: readModuleManifest(dir, process.env) };
+      this.manifests.set(dir, man);
+    }
+    const rec = man.records?.get(decl.name);
+    return rec && rec.Dir ? resolve(dir, rec.Dir) : undefined;
   }
+
+  private readonly manifests = new Map<string, { at: number; records: ReturnType<typeof readModuleManifest> }>();
 
   /**
    * Directories that may call the module in `dir`: the directories indexed so far, those of open documents and
