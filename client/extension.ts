@@ -255,9 +255,33 @@ class Extension {
     const c = client;
     client = undefined;
     await c.stop().catch(() => undefined);
+    this.retireRuns();
     this.readyPromise = this.startClient();
     return this.readyPromise;
   }
+
+  /**
+   * A new server numbers its runs afresh: the old server's runs stay in the history under ids that cannot clash
+   * (`run-3 (earlier server)`), those still marked running are cancelled, and their saved plans are gone.
+   */
+  private retireRuns(): void {
+    this.epoch++;
+    const rename = (id: string) => `${id} (server ${this.epoch - 1})`;
+    const changes = new Map(this.planChanges);
+    this.planChanges.clear();
+    for (const [id, v] of changes) this.planChanges.set(rename(id), v);
+    this.runs = this.runs.map((r) => ({
+      ...r,
+      runId: rename(r.runId),
+      status: r.status === 'running' ? 'cancelled' : r.status,
+      planFile: undefined,
+    }));
+    this.runsTree.set(this.runs);
+    void vscode.commands.executeCommand('setContext', 'foresight.runActive', false);
+    void vscode.commands.executeCommand('setContext', 'foresight.hasSavedPlan', false);
+  }
+
+  private epoch = 1;
 
   private async request<R>(method: string, params: unknown): Promise<R> {
     await this.readyPromise;
