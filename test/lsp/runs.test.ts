@@ -273,3 +273,38 @@ test('runs: the state lock is shared with the command line, both ways', async ()
     ws.done();
   }
 });
+
+test('runs: bad requests answer RequestFailed with a message and the server stays up', async () => {
+  const ws = workspace({ 'main.tf': TWO });
+  const c = new RunsClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, previewDebounceMs: 10 });
+    const fails = async (method: string, params: unknown, message: string) =>
+      assert.rejects(c.request(method, params as object), (e: Error & { code: number }) => {
+        assert.equal(e.code, -32803, `${method}: ${e.message}`);
+        assert.equal(e.message, message);
+        return true;
+      });
+    await fails('foresight/preview', {}, 'No workspace directory was given.');
+    await fails('foresight/plan', { directory: '' }, 'No workspace directory was given.');
+    await fails('foresight/apply', { planRunId: 'run-99' }, 'There is no plan run run-99.');
+    await fails('foresight/cancelRun', { runId: 'run-99' }, 'There is no run run-99.');
+    await fails('foresight/plannedDiff', { directory: ws.dir, address: 'terraform_data.a', runId: 'run-99' }, 'No plan of run run-99 is available.');
+    const plan = await c.request<PlanRunRequest.Result>('foresight/plan', { directory: ws.dir });
+    await fails('foresight/plannedDiff', { directory: ws.dir, address: 'terraform_data.zzz', runId: plan.runId }, 'The plan has no change for terraform_data.zzz.');
+    // A plan of a configuration with errors is a failed run with the diagnostics, not a refusal.
+    writeFileSync(join(ws.dir, 'main.tf'), 'resource "terraform_data" "a" {\n  input = var.nope\n}\n');
+    const bad = await c.request<PlanRunRequest.Result>('foresight/plan', { directory: ws.dir });
+    assert.equal(bad.status, 'failed');
+    assert.deepEqual(
+      bad.diagnostics.map((d) => [d.severity, d.summary, d.file, d.range?.start.line]),
+      [['error', 'Reference to undeclared input variable', join(ws.dir, 'main.tf'), 1]],
+    );
+    assert.deepEqual(await c.request('textDocument/hover', { textDocument: { uri: ws.uri('nothing.tf') }, position: { line: 0, character: 0 } }), null);
+    assert.deepEqual(await c.request('textDocument/codeLens', { textDocument: { uri: 'untitled:x' } }), []);
+    assert.ok(c.alive);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
