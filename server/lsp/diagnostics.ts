@@ -76,11 +76,15 @@ export class DiagnosticsScheduler {
     private readonly log: Logger,
   ) {}
 
-  /** Called after a document was opened or changed. */
-  changed(doc: OpenDocument): void {
+  /**
+   * Called after a document was opened or changed. An edited document gets the fast syntax path; an opened
+   * one does not (a client restoring hundreds of tabs would have them all parsed on the main thread before
+   * anything else), only the first pass when its directory has no results yet.
+   */
+  changed(doc: OpenDocument, opened = false): void {
     if (doc.dir === undefined) return;
     const st = this.state(doc.dir);
-    st.edited.add(doc.uri);
+    if (!opened) st.edited.add(doc.uri);
     this.firstPass(st, doc);
     this.schedule(doc.dir, this.debounceMs);
   }

@@ -5,5 +5,5 @@ import type { Session } from '../session';
 
 export function didOpen(session: Session, params: DidOpenTextDocumentParams): void {
   const { uri, languageId, version, text } = params.textDocument;
-  session.diagnostics.changed(session.documents.open(uri, languageId, version, text));
+  session.diagnostics.changed(session.documents.open(uri, languageId, version, text), true);
 }
