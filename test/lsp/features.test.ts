@@ -256,6 +256,54 @@ test('completion: references after var., local., module., module.x., a resource 
   });
 });
 
+test('completion: data., each., count. and self. where they apply', async () => {
+  const base = [
+    'data "http" "page" {', //                                  0
+    '  url = "https://example.com"',
+    '}',
+    '',
+    'resource "random_id" "each" {',
+    '  for_each    = toset(["a"])', //                           5
+    '  byte_length = 4',
+    '  keepers     = { k = X }',
+    '}',
+    '',
+    'resource "random_id" "counted" {', //                       10
+    '  count       = 2',
+    '  byte_length = 4',
+    '  keepers     = { k = X }',
+    '  provisioner "local-exec" {',
+    '    command = X', //                                        15
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+  await session({ 'main.tf': base }, async (c, ws) => {
+    const uri = ws.uri('main.tf');
+    let version = 1;
+    const at = async (line: number, expr: string): Promise<CompletionList> => {
+      const lines = base.split('\n');
+      const col = lines[line].indexOf('X');
+      lines[line] = lines[line].replace('X', expr);
+      await edit(c, uri, ++version, lines.join('\n'));
+      return completion(c, uri, line, col + expr.length);
+    };
+    assert.deepEqual((await at(7, 'data.')).items.map((i) => [i.label, i.detail]), [['http', 'data source type']]);
+    assert.deepEqual(labels(await at(7, 'data.http.')), ['page']);
+    const attrs = await at(7, 'data.http.page.');
+    assert.ok(labels(attrs).includes('response_body') && labels(attrs).includes('url'));
+    assert.equal(item(attrs, 'response_body')?.detail, 'string, computed');
+    assert.deepEqual(labels(await at(7, 'each.')), ['key', 'value']);
+    assert.deepEqual(labels(await at(13, 'each.')), [], 'no for_each here');
+    assert.deepEqual((await at(13, 'count.')).items.map((i) => [i.label, i.detail]), [['index', 'number: the index of this instance']]);
+    assert.deepEqual(labels(await at(7, 'count.')), [], 'no count here');
+    const self = await at(15, 'self.');
+    assert.deepEqual(labels(self), ['b64_std', 'b64_url', 'byte_length', 'dec', 'hex', 'id', 'keepers', 'prefix']);
+    const roots = await at(15, '');
+    assert.ok(labels(roots).includes('self') && labels(roots).includes('count') && !labels(roots).includes('each'));
+  });
+});
+
 test('completion: functions with signatures, reference roots, resource types and literals', async () => {
   await session(FIXTURE, async (c, ws) => {
     const main = ws.uri('main.tf');
