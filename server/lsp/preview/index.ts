@@ -17,7 +17,7 @@
 
 import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import {
   LSPErrorCodes,
@@ -210,7 +210,8 @@ class PreviewController {
     const filesChanged = d.filesChanged.bind(d);
     d.filesChanged = (paths: readonly string[]) => {
       filesChanged(paths);
-      for (const dir of this.dirs.keys()) if (paths.some((p) => p.startsWith(dir))) this.schedule(dir);
+      // Configuration, variable files, the state (a terminal run) or the selected workspace changed on disk.
+      for (const dir of this.dirs.keys()) if (paths.some((p) => p.startsWith(dir + sep))) this.schedule(dir);
     };
     const dispose = d.dispose.bind(d);
     d.dispose = () => {
