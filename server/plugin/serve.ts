@@ -193,7 +193,20 @@ export async function serveProvider(factory: () => Provider | Promise<Provider>,
     process.stderr.write(NOT_A_PLUGIN_MESSAGE);
     return 1;
   }
-  const running = await startServer(factory, opts);
+  const pem = env.PLUGIN_CLIENT_CERT;
+  if (pem && !/-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(pem)) {
+    process.stderr.write('Error: PLUGIN_CLIENT_CERT does not hold a PEM certificate; the plugin cannot serve mTLS\n');
+    return 1;
+  }
+  let running: RunningServer;
+  try {
+    running = await startServer(factory, opts);
+  } catch (e) {
+    // A socket directory that cannot be used, a provider that fails to start: said plainly, exit 1 (go-plugin's
+    // servers also exit 1 when they cannot listen).
+    process.stderr.write(`Error: the provider plugin could not start: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
   // After the handshake, stdout is not ours: route console output to stderr.
   console.log = console.info = console.debug = (...a: unknown[]) => void process.stderr.write(a.map(String).join(' ') + '\n');
   process.on('SIGINT', () => undefined);
