@@ -174,6 +174,30 @@ try {
   const statusBar = await page.locator('.part.statusbar').innerText();
   check(/default \+0 ~2 -0/.test(statusBar), `the status bar shows the workspace and the preview summary (${statusBar.split('\n').find((l) => /default/.test(l))})`);
   await runCommand(page, 'File: Revert File');
+
+  // ---- the progress notification's Cancel button stops a running apply ----------------------------------------
+  fs.writeFileSync(path.join(ws, 'slow.tf'), 'resource "time_sleep" "wait" {\n  create_duration = "60s"\n}\n');
+  execFileSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '-input=false', '-no-color'], { cwd: ws, stdio: 'pipe' });
+  await runCommand(page, 'Foresight: Apply');
+  const confirm2 = page.locator('.monaco-dialog-box');
+  await confirm2.waitFor({ timeout: 60000 });
+  await confirm2.locator('.monaco-button', { hasText: /^Apply$/ }).click();
+  // The Runs tree shows the run's progress live.
+  await page.waitForFunction(() => [...document.querySelectorAll('.pane-body .monaco-list-row')].some((r) => /time_sleep\.wait: Creating\.\.\./.test(r.textContent ?? '')), null, { timeout: 30000 });
+  check(true, 'the Runs tree shows the running apply with "time_sleep.wait: Creating..." under it');
+  await page.screenshot({ path: path.join(images, 'run-progress.png') });
+  // Toasts do not show in headless Chromium (see scripts/vscode-e2e/README.md): the progress notification is in
+  // the Notification Center, with its Cancel button.
+  await runCommand(page, 'Notifications: Show Notifications');
+  const note = page.locator('.notifications-center .notification-list-item', { hasText: 'Foresight: Applying' }).first();
+  await note.waitFor({ timeout: 30000 });
+  const noteText = (await note.innerText()).replace(/\s+/g, ' ');
+  check(/time_sleep\.wait: Creating/.test(noteText), `the progress notification shows the resource's progress line (${noteText.slice(0, 80)})`);
+  const t1 = Date.now();
+  await note.hover();
+  await note.locator('.monaco-button', { hasText: 'Cancel' }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll('.pane-body .monaco-list-row')].some((r) => /^Apply .*cancelled/.test((r.textContent ?? '').trim())), null, { timeout: 70000 });
+  check(Date.now() - t1 < 55000, `its Cancel button stops the apply: the Runs tree says cancelled after ${((Date.now() - t1) / 1000).toFixed(1)} s`);
   say(`${checks} checks passed; screenshots in ${path.relative(root, images)}/`);
   status = 0;
 } catch (e) {
