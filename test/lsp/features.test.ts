@@ -666,6 +666,15 @@ test('code action: add a missing required argument reported by the provider sche
   });
 });
 
+test('code action: a missing argument in an empty one-line block opens the block up', async () => {
+  await session({ 'main.tf': 'resource "random_pet" "p" {}\n\nresource "random_string" "b" {}\n' }, async (c, ws) => {
+    const uri = ws.uri('main.tf');
+    const d = await diagnosticWith(c, uri, 'Missing required argument');
+    const a = await actions(c, uri, d.range, [d]);
+    assert.deepEqual(a.map((x) => [x.title, x.edit]), [['Add required argument "length"', { changes: { [uri]: [{ range: range(2, 30, 2, 30), newText: '\n  length = 0\n' }] } }]]);
+  });
+});
+
 test('code action: add a module call\'s missing argument, valued after the child variable\'s type', async () => {
   const files = { 'main.tf': 'module "net" {\n  source = "./net"\n}\n', 'net/variables.tf': 'variable "zones" {\n  type = list(string)\n}\n' };
   await session(files, async (c, ws) => {
