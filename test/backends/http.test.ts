@@ -17,7 +17,8 @@ import { acquireLock, LockError, lockAcquireDiagnostic, lockInfoJSON, lockInfoSt
 import { configureHttpBackend, HttpBackend, HttpLockError, WorkspacesNotSupportedError } from '../../server/backends/http/index';
 import { backoff, goUnmarshalLockInfo, withLockID } from '../../server/backends/http/client';
 import { decodeJournal } from '../../server/backends/local/journal';
-import { hasOpenssl, makeCerts, StateServer } from './httpServer';
+import { ForwardProxy, hasOpenssl, makeCerts, StateServer } from './httpServer';
+import { proxyFor } from '../../server/backends/http/proxy';
 
 const md5 = (s: string) => createHash('md5').update(Buffer.from(s, 'utf8')).digest('base64');
 
@@ -740,4 +741,107 @@ test('each stateMgr() is a new snapshot on the backend\'s one client: the lock i
     await a.unlock('shared');
     assert.equal(srv.lock, undefined);
   });
+});
+
+// ---- proxies ------------------------------------------------------------------------------------------------------
+
+test('proxy selection follows Go\'s ProxyFromEnvironment', () => {
+  const u = (s: string) => new URL(s);
+  const p = (url: string, env: Record<string, string>) => proxyFor(u(url), env)?.href;
+  const env = { HTTP_PROXY: 'proxy.example:3128', HTTPS_PROXY: 'http://sp.example:8080', NO_PROXY: 'internal.example, .corp.example,10.0.0.0/8, 192.168.1.1:8443,[::2]:80,[::3]' };
+  assert.equal(p('http://state.example/s', env), 'http://proxy.example:3128/');
+  assert.equal(p('https://state.example/s', env), 'http://sp.example:8080/');
+  assert.equal(p('http://localhost:8080/s', env), undefined);
+  assert.equal(p('http://127.0.0.5/s', env), undefined);
+  assert.equal(p('http://[::1]/s', env), undefined);
+  assert.equal(p('http://internal.example/s', env), undefined);
+  assert.equal(p('http://a.internal.example/s', env), undefined);
+  assert.equal(p('http://corp.example/s', env), 'http://proxy.example:3128/');
+  assert.equal(p('http://x.corp.example/s', env), undefined);
+  assert.equal(p('http://10.1.2.3/s', env), undefined);
+  assert.equal(p('http://11.1.2.3/s', env), 'http://proxy.example:3128/');
+  assert.equal(p('https://192.168.1.1:8443/s', env), undefined);
+  assert.equal(p('https://192.168.1.1/s', env), 'http://sp.example:8080/');
+  assert.equal(p('http://[::2]/s', env), undefined);
+  // A bracketed IPv6 entry without a port is no IP entry for Go (net.ParseIP("[::3]") fails): not exempt.
+  assert.equal(p('http://[::3]/s', env), 'http://proxy.example:3128/');
+  assert.equal(p('http://x.example/s', { ...env, NO_PROXY: '*' }), undefined);
+  assert.equal(p('http://x.example/s', { http_proxy: 'http://lower:1', HTTP_PROXY: '' }), 'http://lower:1/');
+  assert.equal(p('http://x.example/s', { https_proxy: 'http://lower:1' }), undefined);
+  assert.throws(() => proxyFor(u('http://x.example/s'), { HTTP_PROXY: 'http://p:1', REQUEST_METHOD: 'GET' }), { message: 'refusing to use HTTP_PROXY value in CGI environment; see golang.org/s/cgihttpproxy' });
+  assert.equal(p('https://x.example/s', { HTTPS_PROXY: 'http://p:1', REQUEST_METHOD: 'GET' }), 'http://p:1/');
+});
+
+test('through an http proxy: absolute-URI requests with Proxy-Authorization; https through CONNECT; Go\'s errors when the proxy fails', async () => {
+  await withServer(async (srv) => {
+    const proxy = await new ForwardProxy(srv).start();
+    try {
+      const env = { HTTP_PROXY: `http://pu:pp@127.0.0.1:${proxy.port}` };
+      const b = configureHttpBackend({ address: 'http://state.test/state', lock_address: 'http://state.test/lock', unlock_address: 'http://state.test/lock' }, env).backend!;
+      const mgr = await b.stateMgr('default');
+      await mgr.lock(info('px'));
+      assert.deepEqual(await mgr.refresh(), []);
+      mgr.write(withOutput(new State(), 'a', 'b'));
+      assert.deepEqual(await mgr.persist(), []);
+      await mgr.unlock('px');
+      assert.deepEqual(
+        proxy.requests.map((r) => `${r.method} ${r.url}`),
+        ['LOCK http://state.test/lock', 'GET http://state.test/state', 'GET http://state.test/state', 'POST http://state.test/state?ID=px', 'UNLOCK http://state.test/lock'],
+      );
+      assert.ok(proxy.requests.every((r) => r.headers['proxy-authorization'] === 'Basic ' + Buffer.from('pu:pp').toString('base64') && r.headers.host === 'state.test'));
+      assert.equal(srv.requests.length, 5);
+      assert.ok(srv.state);
+      // The proxy is down: Go's proxyconnect error, retried.
+      const sleeps: number[] = [];
+      const down = configureHttpBackend({ address: 'http://state.test/state', retry_max: 1 }, { HTTP_PROXY: 'http://127.0.0.1:9' }, { sleep: async (ms) => void sleeps.push(ms) }).backend!;
+      assert.equal(
+        (await (await down.stateMgr('default')).refresh())[0].summary,
+        'error loading state: Failed to get state: GET http://state.test/state giving up after 2 attempt(s): Get "http://state.test/state": proxyconnect tcp: dial tcp 127.0.0.1:9: connect: connection refused',
+      );
+      assert.deepEqual(sleeps, [1000]);
+      // CONNECT refused.
+      proxy.refuseConnect = true;
+      const refused = configureHttpBackend({ address: 'https://state.test/state', retry_max: 0 }, { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` }).backend!;
+      assert.equal(
+        (await (await refused.stateMgr('default')).refresh())[0].summary,
+        'error loading state: Failed to get state: GET https://state.test/state giving up after 1 attempt(s): Get "https://state.test/state": Forbidden',
+      );
+      assert.deepEqual([proxy.requests.at(-1)!.method, proxy.requests.at(-1)!.url], ['CONNECT', 'state.test:443']);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
+
+test('https through a CONNECT tunnel to the TLS server', async (t) => {
+  if (!hasOpenssl) {
+    t.skip('openssl is not installed; the TLS test needs it to make certificates');
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-tls-'));
+  try {
+    const c = makeCerts(dir);
+    await withServer(
+      async (srv) => {
+        const proxy = await new ForwardProxy(srv).start();
+        try {
+          const b = configureHttpBackend(
+            { address: 'https://state.test/state', skip_cert_verification: true, client_certificate_pem: c.clientCert, client_private_key_pem: c.clientKey },
+            { HTTPS_PROXY: `127.0.0.1:${proxy.port}` },
+          ).backend!;
+          const mgr = await b.stateMgr('default');
+          assert.deepEqual(await mgr.refresh(), []);
+          mgr.write(withOutput(new State(), 'a', 'b'));
+          assert.deepEqual(await mgr.persist(), []);
+          assert.deepEqual(proxy.requests.map((r) => `${r.method} ${r.url}`), ['CONNECT state.test:443', 'CONNECT state.test:443', 'CONNECT state.test:443']);
+          assert.deepEqual(srv.requests.map((r) => `${r.method} ${r.url} ${r.headers.host}`), ['GET /state state.test', 'GET /state state.test', 'POST /state state.test']);
+        } finally {
+          await proxy.stop();
+        }
+      },
+      { tls: { key: c.serverKey, cert: c.serverCert, ca: c.ca, requestCert: true } },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

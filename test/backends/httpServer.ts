@@ -147,3 +147,72 @@ export function makeCerts(dir: string): Record<'ca' | 'serverKey' | 'serverCert'
   const r = (f: string) => readFileSync(join(dir, f), 'utf8');
   return { ca: r('ca.crt'), serverKey: r('server.key'), serverCert: r('server.crt'), clientKey: r('client.key'), clientCert: r('client.crt') };
 }
+
+/**
+ * A forward proxy for the proxy tests: plain requests with an absolute URL are forwarded to `target` (whatever host
+ * they name), CONNECT opens a tunnel to `target`'s port; every request is recorded. `refuseConnect` answers CONNECT
+ * with 403.
+ */
+export class ForwardProxy {
+  readonly requests: Recorded[] = [];
+  refuseConnect = false;
+  private server: Server | undefined;
+  private readonly tunnels = new Set<import('node:net').Socket>();
+  port = 0;
+
+  constructor(readonly target: StateServer) {}
+
+  async start(): Promise<this> {
+    const { request } = await import('node:http');
+    const net = await import('node:net');
+    this.server = createHttp((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (d: Buffer) => chunks.push(d));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, rawHeaders: [...req.rawHeaders], body: body.toString('utf8') });
+        const u = new URL(req.url ?? '/');
+        const fwd = request(
+          { hostname: '127.0.0.1', port: this.target.port, method: req.method, path: u.pathname + u.search, headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'proxy-authorization')) as Record<string, string> },
+          (r) => {
+            res.writeHead(r.statusCode ?? 502, r.headers);
+            r.pipe(res);
+          },
+        );
+        fwd.on('error', () => {
+          res.writeHead(502);
+          res.end();
+        });
+        fwd.end(body);
+      });
+    });
+    this.server.on('connect', (req: IncomingMessage, sock: import('node:net').Socket) => {
+      this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, rawHeaders: [...req.rawHeaders], body: '' });
+      if (this.refuseConnect) {
+        sock.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+        return;
+      }
+      this.tunnels.add(sock);
+      sock.on('close', () => this.tunnels.delete(sock));
+      const up = net.connect(this.target.port, '127.0.0.1', () => {
+        sock.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        up.pipe(sock);
+        sock.pipe(up);
+      });
+      up.on('error', () => sock.destroy());
+      sock.on('error', () => up.destroy());
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
+    const a = this.server.address();
+    this.port = typeof a === 'object' && a ? a.port : 0;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    for (const t of this.tunnels) t.destroy();
+    this.server.closeAllConnections?.();
+    await new Promise<void>((r) => this.server!.close(() => r()));
+    this.server = undefined;
+  }
+}

@@ -24,6 +24,9 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { gunzipSync } from 'node:zlib';
+import { isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { proxyFor } from './proxy';
 import { LockError, lockInfoJSON, type LockInfo } from '../../states/statemgr';
 import type { HttpConfig } from './config';
 
@@ -138,9 +141,11 @@ const GO_ALERTS: Record<string, string> = {
 };
 
 /** Go's text for a Node transport error, and whether retryablehttp's policy retries it. */
-function transportError(method: string, rawURL: string, url: URL, e: NodeJS.ErrnoException): TransportError {
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+function transportError(method: string, rawURL: string, url: URL, e: NodeJS.ErrnoException, proxy?: URL): TransportError {
+  const dialTo = proxy ?? url;
+  const port = dialTo.port || (dialTo.protocol === 'https:' ? '443' : '80');
+  const host = dialTo.hostname.replace(/^\[|\]$/g, '');
+  const pre = proxy && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT'].includes(e.code ?? '') ? 'proxyconnect tcp: ' : '';
   const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   let inner: string;
   let retry = true;
@@ -163,7 +168,7 @@ function transportError(method: string, rawURL: string, url: URL, e: NodeJS.Errn
     inner = 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
     retry = false;
   } else inner = e.message;
-  return new TransportError(`${goOp(method)} ${JSON.stringify(stripPassword(rawURL))}: ${inner}`, retry);
+  return new TransportError(`${goOp(method)} ${JSON.stringify(stripPassword(rawURL))}: ${pre}${inner}`, retry);
 }
 
 /**
@@ -183,18 +188,22 @@ export class HttpLockError extends LockError {
 export interface HttpClientOptions {
   /** Replaces the waits between retries (tests). */
   sleep?: (ms: number) => Promise<void>;
+  /** The environment the proxy variables are read from (proxy.ts); none: direct connections. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export class HttpClient {
   private lockID = '';
   private jsonLockInfo: Buffer = Buffer.alloc(0);
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly env: Readonly<Record<string, string | undefined>>;
 
   constructor(
     readonly config: HttpConfig,
     opts: HttpClientOptions = {},
   ) {
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.env = opts.env ?? {};
   }
 
   /** The lock ID in use for writes (?ID=), '' when not locked. */
@@ -259,34 +268,93 @@ export class HttpClient {
     }
   }
 
-  /** One HTTP exchange. `op` is the method of the original request (for Go's error text). */
-  private send(op: string, method: string, rawURL: string, url: URL, headers: Record<string, string>, body: Buffer | undefined): Promise<HttpResponse> {
+  /** One HTTP exchange, directly or through the environment's proxy. `op` is the original method (Go's error text). */
+  private async send(op: string, method: string, rawURL: string, url: URL, headers: Record<string, string>, body: Buffer | undefined): Promise<HttpResponse> {
+    let proxy: URL | undefined;
+    try {
+      proxy = proxyFor(url, this.env);
+    } catch (e) {
+      throw new TransportError(`${goOp(op)} ${JSON.stringify(stripPassword(rawURL))}: ${(e as Error).message}`, true);
+    }
+    if (proxy && proxy.protocol !== 'http:') {
+      throw new TransportError(`${goOp(op)} ${JSON.stringify(stripPassword(rawURL))}: proxy scheme ${JSON.stringify(proxy.protocol.slice(0, -1))} is not supported by Foresight (use an http:// proxy)`, false);
+    }
+    const proxyAuth = proxy && proxy.username !== '' ? 'Basic ' + Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`, 'utf8').toString('base64') : undefined;
+    let socket: Socket | undefined;
+    if (proxy && url.protocol === 'https:') socket = await this.tunnel(op, rawURL, url, proxy, proxyAuth);
+    return this.exchange(op, method, rawURL, url, headers, body, proxy, proxyAuth, socket);
+  }
+
+  /** CONNECT host:port through an http proxy; resolves with the tunnel's socket. */
+  private tunnel(op: string, rawURL: string, url: URL, proxy: URL, proxyAuth: string | undefined): Promise<Socket> {
+    const target = `${url.hostname}:${url.port || '443'}`;
+    return new Promise((resolve, reject) => {
+      const r = httpRequest({
+        method: 'CONNECT',
+        hostname: proxy.hostname.replace(/^\[|\]$/g, ''),
+        port: proxy.port || 80,
+        path: target,
+        headers: { Host: target, 'User-Agent': 'Go-http-client/1.1', ...(proxyAuth ? { 'Proxy-Authorization': proxyAuth } : {}) },
+        agent: false,
+      });
+      r.on('connect', (res, sock) => {
+        if (res.statusCode === 200) return resolve(sock);
+        sock.destroy();
+        // Go: the status text alone ("Forbidden").
+        const text = (res.statusMessage ?? '').trim();
+        reject(new TransportError(`${goOp(op)} ${JSON.stringify(stripPassword(rawURL))}: ${text || 'unknown status code'}`, true));
+      });
+      r.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException, proxy)));
+      r.end();
+    });
+  }
+
+  private exchange(
+    op: string,
+    method: string,
+    rawURL: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+    proxy: URL | undefined,
+    proxyAuth: string | undefined,
+    tunnel: Socket | undefined,
+  ): Promise<HttpResponse> {
     const c = this.config;
     const https = url.protocol === 'https:';
     const req = https ? httpsRequest : httpRequest;
+    // A plain-http request through a proxy goes to the proxy with the absolute URL as its target.
+    const viaProxy = proxy && !https;
+    const absolute = new URL(url.href);
+    absolute.username = '';
+    absolute.password = '';
+    absolute.hash = '';
     // Go's wire order and spelling: Host, User-Agent, Content-Length, then the set headers sorted, Accept-Encoding
     // (Go asks for gzip and decompresses transparently).
     const allHeaders: Record<string, string> = { Host: url.host, 'User-Agent': 'Go-http-client/1.1' };
     if (body) allHeaders['Content-Length'] = String(body.length);
     for (const k of Object.keys(headers).sort()) allHeaders[k] = headers[k];
     allHeaders['Accept-Encoding'] = 'gzip';
+    if (viaProxy && proxyAuth) allHeaders['Proxy-Authorization'] = proxyAuth;
+    const tlsOpts = {
+      rejectUnauthorized: !(c.tls?.skipVerify ?? false),
+      ...(c.tls?.ca ? { ca: c.tls.ca } : {}),
+      ...(c.tls?.cert ? { cert: c.tls.cert, key: c.tls.key } : {}),
+    };
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
     return new Promise((resolve, reject) => {
       const r = req(
         {
           method,
           protocol: url.protocol,
-          hostname: url.hostname.replace(/^\[|\]$/g, ''),
-          port: url.port || undefined,
-          path: url.pathname + url.search,
+          hostname: viaProxy ? proxy!.hostname.replace(/^\[|\]$/g, '') : hostname,
+          port: viaProxy ? proxy!.port || 80 : url.port || undefined,
+          path: viaProxy ? absolute.href : url.pathname + url.search,
           headers: allHeaders,
-          agent: false,
-          ...(https
-            ? {
-                rejectUnauthorized: !(c.tls?.skipVerify ?? false),
-                ...(c.tls?.ca ? { ca: c.tls.ca } : {}),
-                ...(c.tls?.cert ? { cert: c.tls.cert, key: c.tls.key } : {}),
-              }
-            : {}),
+          // (Node ignores createConnection when given an agent, so the tunnel goes without one.)
+          agent: tunnel ? undefined : false,
+          ...(https ? tlsOpts : {}),
+          ...(tunnel ? { createConnection: () => tlsConnect({ socket: tunnel, servername: isIP(hostname) ? undefined : hostname, ...tlsOpts }) } : {}),
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -304,12 +372,14 @@ export class HttpClient {
               delete h['content-encoding'];
               delete h['content-length'];
             }
+            // One request per connection: a tunnel is closed once its response is read.
+            if (tunnel) r.destroy();
             resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: h, body: data });
           });
-          res.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException)));
+          res.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException, viaProxy ? proxy : undefined)));
         },
       );
-      r.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException)));
+      r.on('error', (e) => reject(transportError(op, rawURL, url, e as NodeJS.ErrnoException, viaProxy ? proxy : undefined)));
       if (body) r.end(body);
       else r.end();
     });

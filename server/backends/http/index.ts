@@ -63,7 +63,7 @@ export class HttpBackend implements Workspaces {
       const n = v !== undefined && /^[-+]?\d+$/.test(v) ? parseInt(v, 10) : NaN;
       persistIntervalMs = (n > 20 ? n : 20) * 1000;
     }
-    this.client ??= new HttpClient(this.config, { sleep: this.opts.sleep });
+    this.client ??= new HttpClient(this.config, { sleep: this.opts.sleep, env });
     return new HttpStateManager(this.client, { dataDir, persistIntervalMs });
   }
 
