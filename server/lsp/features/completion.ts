@@ -3,14 +3,15 @@
 // Where the cursor is (context.ts) decides what is offered:
 // - where a block or argument name goes: top-level block types; inside a block, its arguments and nested
 //   blocks: meta-arguments, the provider schema's attributes and block types for resource/data/provider
-//   bodies (required ones first, with type, flags and description), a local module's variables in a module
-//   call;
+//   bodies (required ones first, with type, flags and description), a called module's variables in a module
+//   call, the built-in providers in required_providers; in a .tfvars file, the module's variables;
 // - in a block label: resource and data source types from the provider schemas, provider names;
 // - in an expression: after `var.`, `local.`, `module.`, `module.x.`, `data.`, `data.t.`, `data.t.n.`,
-//   `type.`, `type.name.`, `each.`, `count.`, `path.`, `terraform.`, `self.` what they can be followed by;
-//   otherwise the reference roots, the module's resource types, function names with signatures, and the
-//   values an attribute allows (`true`/`false` for a bool, the values its description lists).
-// Every item carries a textEdit replacing exactly the identifier typed so far.
+//   `type.`, `type.name.`, `each.`, `count.`, `path.`, `terraform.`, `self.` or a dynamic block's iterator
+//   what they can be followed by; otherwise the reference roots, the module's resource types, function names
+//   with signatures, and the values an attribute allows (`true`/`false` for a bool, the values its
+//   description lists, provider configurations for `provider =`, type keywords for a variable's `type`).
+// Nothing inside comments. Every item carries a textEdit replacing exactly the identifier typed so far.
 
 import {
   CompletionItemKind,

@@ -1,8 +1,10 @@
-// The editing features' own view of module directories: each `.tf` file's FileIndex, taken from the open
+// The editing features' own view of module directories: each `.tf` (and `.tfvars`) file's FileIndex, taken from the open
 // document's tree when the file is open (re-indexed only when its version changes) and from disk otherwise
 // (parsed with a private parser, indexed, and the tree deleted at once; re-read only when the file's mtime
 // or size changes). Directory listings and files on disk are re-checked at most once per second, and
 // asynchronously, so that a request makes no system calls once a module has been read.
+//
+// Called modules are found by local source or, for others, in the module manifest `terraform init` wrote.
 //
 // This runs on the language server's main thread and never waits for the directory analysis (which runs in
 // a worker): after an edit only the edited file is re-indexed, so completion and navigation stay fast on
