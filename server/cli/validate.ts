@@ -10,6 +10,7 @@ import { renderDiagnosticsView as renderDiagnostics } from '../diags/render';
 import { validateDirectory } from '../config/validate';
 import { providerValidationDiagnostics } from '../engine/validate';
 import { providerFactory } from './plan';
+import { treeRequirements } from '../providers/resolve';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -48,7 +49,15 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   // built-in ones and the binaries `init` installed (server/plugin/client/factory.ts), located from `cwd`.
   if (res.module && !hasErrors(res.diagnostics)) {
     const env = (io as { env?: Readonly<Record<string, string | undefined>> }).env;
-    res.diagnostics.push(...(await providerValidationDiagnostics(res.module, { providers: providerFactory({ cwd, env }), cwd: dir })));
+    const providers = providerFactory({ cwd, env });
+    // As Terraform, a provider whose schema cannot be loaded (not installed, not a plugin, crashed) stops validation
+    // before the walk, with that error.
+    const loadErrors: Diagnostic[] = [];
+    for (const fqn of treeRequirements(res.module).keys()) {
+      const s = await providers(fqn)?.getProviderSchema();
+      for (const d of s?.diagnostics ?? []) if (d.severity === 'error' && !loadErrors.some((x) => x.summary === d.summary && x.detail === d.detail)) loadErrors.push(d);
+    }
+    res.diagnostics.push(...(loadErrors.length ? loadErrors : await providerValidationDiagnostics(res.module, { providers, cwd: dir })));
   }
   // Diagnostics name the directory as the user wrote it.
   const diags = res.diagnostics.map((d) =>

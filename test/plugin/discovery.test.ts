@@ -209,3 +209,35 @@ test('init without a mirror says that Foresight has no network; plan finds binar
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('validate: a provider not installed, or a binary that is not a plugin, gives terraform validate\'s errors', async (t) => {
+  if (!hasTerraform) {
+    t.skip('terraform not installed');
+    console.log('# SKIP: terraform not on PATH; validate is not compared with terraform');
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'fs-validate-'));
+  try {
+    const mirror = fakeMirror(root);
+    const rc = join(root, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n  }\n}\n`);
+    const env = { TF_CLI_CONFIG_FILE: rc, HOME: root };
+    const tf = REQ() + '\nresource "fake_thing" "a" {}\n';
+    const tfDir = workspace(root, 'tf', tf);
+    const fsDir = workspace(root, 'fs', tf);
+    for (const step of ['not installed', 'installed, not a plugin']) {
+      if (step !== 'not installed') {
+        assert.equal(runTerraform(tfDir, ['init'], env).code, 0);
+        assert.equal((await runForesight(fsDir, ['init'], env)).code, 0);
+      }
+      for (const argv of [['validate', '-json'], ['validate', '-no-color']]) {
+        const want = runTerraform(tfDir, argv, env);
+        const got = await runForesight(fsDir, argv, env);
+        assert.equal(got.out, want.out, `${step}: ${argv.join(' ')}`);
+        assert.equal(got.code, want.code, `${step}: ${argv.join(' ')}`);
+      }
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
