@@ -15,7 +15,7 @@ import { State } from '../../server/states/state';
 import { readStateFile, writeStateFile } from '../../server/states/statefile';
 import { LockError, lockInfoString, type LockInfo } from '../../server/states/statemgr';
 import { configureHttpBackend } from '../../server/backends/http/index';
-import { hasOpenssl, makeCerts, StateServer } from './httpServer';
+import { ForwardProxy, hasOpenssl, makeCerts, StateServer } from './httpServer';
 
 const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
 const NOTICE = 'terraform is not installed; the http backend interoperability test needs it';
@@ -531,6 +531,47 @@ test('an address with a query: the write URL (query re-encoded, keys sorted, ID 
     await mgr.unlock(id);
     assert.deepEqual(norm(), tfSeq);
   } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('through HTTP_PROXY: terraform and Foresight send the same requests to the proxy', { timeout: 120_000 }, async (t) => {
+  if (!hasTerraform) {
+    t.skip(NOTICE);
+    return;
+  }
+  const srv = await new StateServer().start();
+  const proxy = await new ForwardProxy(srv).start();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-http-proxy-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  const vars = { HTTP_PROXY: `http://pu:pp@127.0.0.1:${proxy.port}`, NO_PROXY: 'other.test' };
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '', ...vars };
+  const conf = { address: 'http://state.test/state', lock_address: 'http://state.test/lock', unlock_address: 'http://state.test/lock' };
+  writeFileSync(
+    join(dir, 'main.tf'),
+    `terraform {\n  backend "http" {\n    address        = "${conf.address}"\n    lock_address   = "${conf.lock_address}"\n    unlock_address = "${conf.unlock_address}"\n  }\n}\n\n${RESOURCES}`,
+  );
+  const seen = () => proxy.requests.map((r) => `${r.method} ${r.url.replace(/ID=[0-9a-f-]+/, 'ID=<id>')} ${r.headers.host} ${r.headers['proxy-authorization'] ?? '-'}`);
+  try {
+    assert.equal((await run('terraform', ['init', '-input=false', '-no-color'], dir, env)).status, 0);
+    proxy.requests.length = 0;
+    const ap = await run('terraform', ['apply', '-auto-approve', '-input=false', '-no-color'], dir, env);
+    assert.equal(ap.status, 0, ap.stdout + ap.stderr);
+    const tfSeen = seen();
+    assert.equal(tfSeen.length, 5);
+    proxy.requests.length = 0;
+    srv.state = undefined;
+    const mgr = await configureHttpBackend(conf, vars).backend!.stateMgr('default');
+    const id = await mgr.lock(lockInfo('f0000000-0000-0000-0000-00000000000a'));
+    assert.deepEqual(await mgr.refresh(), []);
+    mgr.write(new State());
+    assert.deepEqual(await mgr.persist(), []);
+    await mgr.unlock(id);
+    assert.deepEqual(seen(), tfSeen);
+  } finally {
+    await proxy.stop();
     await srv.stop();
     rmSync(dir, { recursive: true, force: true });
   }
