@@ -107,7 +107,6 @@ export class ResourcesTree implements vscode.TreeDataProvider<TreeNode> {
     const md = new vscode.MarkdownString(`\`${r.address}\`\n\n${item.description}`);
     if (r.errors.length) md.appendMarkdown(`\n\n${errorsTooltip(r.errors)}`);
     item.tooltip = md;
-    if (sole?.change?.drifted) item.resourceUri = undefined;
     return item;
   }
 
