@@ -19,6 +19,8 @@
 // Retries (retryablehttp): a connection error (not a certificate or scheme error), 429, or a 5xx other than 501 is
 // retried up to retry_max times, waiting min*2^i seconds capped at max (or Retry-After for 429/503); when retries
 // run out the error is "<METHOD> <url> giving up after N attempt(s)[: transport error]", wrapped as "Failed to <what>: ...".
+// Like Go's http.Client underneath: redirects followed (once()), Go's header set and order with gzip decoding
+// (exchange()), and the environment's proxy (proxy.ts): absolute-URI requests for http, CONNECT tunnels for https.
 
 import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
