@@ -326,6 +326,24 @@ suite('Foresight extension', () => {
     }
   });
 
+  test('with apply.confirm off, a plan that only creates is applied without asking', async function () {
+    await vscode.workspace.getConfiguration('foresight').update('apply.confirm', false, vscode.ConfigurationTarget.Workspace);
+    fs.writeFileSync(path.join(ws, 'terraform.tfvars'), 'environment  = "staging"\nserver_count = 4\n');
+    try {
+      let asked = false;
+      api.setConfirmHandler(async () => (asked = true));
+      const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.apply);
+      skipIfUnsupported(this, r);
+      assert.ok(r, api.lastError());
+      assert.equal(asked, false);
+      assert.equal(r.status, 'succeeded');
+      assert.deepEqual(r.summary, { add: 1, change: 0, destroy: 0, import: 0, replace: 0 });
+      assert.equal(instanceCount(), 7);
+    } finally {
+      await vscode.workspace.getConfiguration('foresight').update('apply.confirm', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   test('Restart Language Server: the server comes back and answers', async function () {
     const before = api.runs().length;
     await vscode.commands.executeCommand(Commands.restartServer);
