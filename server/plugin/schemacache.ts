@@ -51,6 +51,11 @@ export class SchemaCache {
     return join(this.dir, createHash('sha256').update(key).digest('hex') + '.pb');
   }
 
+  /** Forgets the decoded schemas kept in memory (the disk entries stay), as a restarted process would. */
+  dropMemory(): void {
+    this.memory.clear();
+  }
+
   /** The schemas for `key`, or undefined. */
   get(key: string): GetProviderSchemaResponse | undefined {
     const m = this.memory.get(key);

@@ -4,6 +4,10 @@
 //     health check), median and min of N starts;
 //   - PlanResourceChange round trip through the client's Provider interface (request encoding, gRPC over a unix socket
 //     with mTLS, response decoding), random_integer, median/p90/p99 of 1,000 sequential calls after 50 warm-up calls;
+//   - the real aws provider through the language server's pool (when the filesystem mirror with hashicorp/aws is on
+//     the machine: FORESIGHT_AWS_MIRROR or /opt/tf-plugins): first use (process start + GetProviderSchema of
+//     1,500+ resource types), first use with the schema already in the disk cache (a restarted language server),
+//     and ValidateResourceConfig round trips on the warm process (what each keystroke's validation costs);
 //   - flat-1000 apply: `foresight apply` (node dist/cli.js) of 1,000 null_resource through the out-of-process served
 //     null provider, against `terraform apply` with the same provider binary (skipped, with a row saying so, when
 //     terraform is not on PATH). FORESIGHT_BENCH_PLUGIN_N changes the 1,000.
@@ -89,7 +93,10 @@ export async function benchPluginClient(opts: { starts?: number; calls?: number;
       await p.close();
     }
 
-    // 3. flat-N apply through the out-of-process null provider, foresight vs terraform.
+    // 3. the aws provider through the pool: cold, schema from the disk cache, warm validation round trips.
+    rows.push(...(await benchAwsPool(root, log)));
+
+    // 4. flat-N apply through the out-of-process null provider, foresight vs terraform.
     const n = opts.n ?? Number(process.env.FORESIGHT_BENCH_PLUGIN_N ?? 1000);
     const rc = join(root, 'cli.tfrc');
     writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "example.com/bench/null" = "${bin}"\n  }\n  direct {}\n}\n`);
@@ -121,6 +128,55 @@ export async function benchPluginClient(opts: { starts?: number; calls?: number;
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+  return rows;
+}
+
+export async function benchAwsPool(root: string, log: (s: string) => void): Promise<PluginClientRow[]> {
+  const mirror = [process.env.FORESIGHT_AWS_MIRROR, '/opt/tf-plugins'].find((m) => m && existsSync(join(m, 'registry.terraform.io/hashicorp/aws')));
+  if (!mirror) return [{ what: 'plugin client: aws provider through the pool', value: 'no filesystem mirror with hashicorp/aws: not measured' }];
+  const { ProviderPool } = await import('../../server/plugin/pool');
+  const { main } = await import('../../server/cli/main');
+  const work = join(root, 'aws');
+  mkdirSync(work);
+  writeFileSync(join(work, 'main.tf'), 'terraform {\n  required_providers {\n    aws = {\n      source = "hashicorp/aws"\n    }\n  }\n}\n');
+  const rc = join(root, 'aws.tfrc');
+  writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n  }\n}\n`);
+  const env = { ...process.env, TF_CLI_CONFIG_FILE: rc, FORESIGHT_SCHEMA_CACHE_DIR: join(root, 'schemas') };
+  log('plugin client bench: aws provider through the pool ...');
+  if ((await main(['init', '-no-color'], { stdin: async () => '', stdout: () => undefined, stderr: () => undefined, cwd: work, env })) !== 0) return [{ what: 'plugin client: aws', value: 'init failed: not measured' }];
+  const FQN = 'registry.terraform.io/hashicorp/aws';
+  const rows: PluginClientRow[] = [];
+  const firstUse = async () => {
+    const pool = new ProviderPool({ trusted: true, env });
+    const t0 = performance.now();
+    const p = await pool.provider(work, FQN);
+    if ('summary' in p) throw new Error(`${p.summary}: ${p.detail}`);
+    const s = await p.getProviderSchema();
+    const b = s.resourceTypes.aws_cloudwatch_log_group.block;
+    const cfg = new Map(emptyValue(b).entries);
+    cfg.set('name', Value.string('x'));
+    cfg.set('retention_in_days', Value.number(8));
+    const req = { typeName: 'aws_cloudwatch_log_group', config: Value.object(cfg), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES };
+    const v = await p.validateResourceConfig(req);
+    const t = performance.now() - t0;
+    if (v.diagnostics.length !== 1) throw new Error('aws validation did not report retention_in_days');
+    return { t, pool, p, req, types: Object.keys(s.resourceTypes).length };
+  };
+  const cold = await firstUse();
+  rows.push({ what: `plugin client: aws (${cold.types} resource types) first validation, cold: lock hash + start + GetProviderSchema + ValidateResourceConfig`, value: sec(cold.t) });
+  const rtt: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const t0 = performance.now();
+    await cold.p.validateResourceConfig(cold.req);
+    rtt.push(performance.now() - t0);
+  }
+  rows.push({ what: 'plugin client: aws ValidateResourceConfig on the warm pooled process (median / p95 of 200)', value: `${ms(pct(rtt, 50))} / ${ms(pct(rtt, 95))}` });
+  await cold.pool.stopAll();
+  const { schemaCacheAt } = await import('../../server/plugin/schemacache');
+  schemaCacheAt(join(root, 'schemas')).dropMemory();
+  const cached = await firstUse();
+  rows.push({ what: 'plugin client: aws first validation, schema from the disk cache (binary hash still in memory): decode + start + ValidateResourceConfig', value: sec(cached.t) });
+  await cached.pool.stopAll();
   return rows;
 }
 
