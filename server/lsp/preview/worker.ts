@@ -111,7 +111,6 @@ interface PlanCache {
   entries: Map<string, { res: Awaited<ReturnType<Provider['planResourceChange']>>; gen: number }>;
 }
 const planCaches = new Map<string, PlanCache>();
-let counters = { planCalls: 0, cacheHits: 0 };
 
 function planCacheOf(dir: string): PlanCache {
   let c = planCaches.get(dir);
@@ -126,7 +125,7 @@ function sweep(c: PlanCache): void {
   for (const [k, e] of c.entries) if (e.gen < c.gen - 1) c.entries.delete(k);
 }
 
-function cachingProvider(fqn: string, p: Provider, cache: PlanCache): Provider {
+function cachingProvider(fqn: string, p: Provider, cache: PlanCache, counters: { planCalls: number; cacheHits: number }): Provider {
   let configKey = '';
   return new Proxy(p, {
     get(t, k) {
@@ -217,7 +216,8 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   previewAborts.get(dir)?.abort();
   const abort = new AbortController();
   previewAborts.set(dir, abort);
-  counters = { planCalls: 0, cacheHits: 0 };
+  /** PlanResourceChange calls of this preview: made, and answered from the cache. */
+  const counters = { planCalls: 0, cacheHits: 0 };
   const io = workerIO(dir);
   const src = new Sources(dir, overlays);
   const b = localBackend(io);
@@ -279,7 +279,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   const providers = (fqn: string) => {
     if (!wrapped.has(fqn)) {
       const p = base(fqn);
-      wrapped.set(fqn, p && cachingProvider(fqn, p, prc));
+      wrapped.set(fqn, p && cachingProvider(fqn, p, prc, counters));
     }
     return wrapped.get(fqn);
   };
