@@ -52,6 +52,20 @@ function jsonQuote(s: string): string {
   return JSON.stringify(s);
 }
 
+/**
+ * b.Workspaces() as the workspace commands call it: a backend without named workspaces (the http backend's
+ * backend.ErrWorkspacesNotSupported) is reported as terraform reports it, `prefix` + the error text, exit 1.
+ */
+async function listWorkspaces(b: { workspaces(): Promise<string[]> }, ui: Ui, prefix = ''): Promise<string[] | undefined> {
+  try {
+    return await b.workspaces();
+  } catch (e) {
+    if ((e as Error)?.constructor?.name !== 'WorkspacesNotSupportedError') throw e;
+    ui.error(prefix + (e as Error).message);
+    return undefined;
+  }
+}
+
 async function workspaceNew(args: string[], io: CliIO, ui: Ui): Promise<number> {
   const f = parseFlags(args, { lock: 'bool', 'lock-timeout': 'duration', state: 'string' });
   if (f.error) return flagError(ui, f.error, 'workspace new');
@@ -75,7 +89,8 @@ async function workspaceNew(args: string[], io: CliIO, ui: Ui): Promise<number> 
     ui.error(ENV_OVERRIDDEN_NEW);
     return 1;
   }
-  const existing = await b.workspaces();
+  const existing = await listWorkspaces(b, ui, 'Failed to get configured named states: ');
+  if (!existing) return 1;
   if (existing.includes(name)) {
     ui.error(`Workspace ${jsonQuote(name)} already exists`);
     return 1;
@@ -142,7 +157,8 @@ async function workspaceSelect(args: string[], io: CliIO, ui: Ui): Promise<numbe
     ui.error(ENV_INVALID_NAME(name));
     return 1;
   }
-  const all = await b.workspaces();
+  const all = await listWorkspaces(b, ui);
+  if (!all) return 1;
   if (name === b.currentWorkspace()) return 0;
   let created = false;
   if (!all.includes(name)) {
@@ -169,7 +185,8 @@ async function workspaceList(args: string[], io: CliIO, ui: Ui): Promise<number>
   if (f.error) return flagError(ui, f.error, 'workspace list');
   if (!(await backendOK(io, ui))) return 1;
   const b = localBackend(io);
-  const all = await b.workspaces();
+  const all = await listWorkspaces(b, ui);
+  if (!all) return 1;
   const cur = b.currentWorkspace();
   let out = '';
   for (const s of all) out += (s === cur ? '* ' : '  ') + s + '\n';
@@ -212,7 +229,8 @@ async function workspaceDelete(args: string[], io: CliIO, ui: Ui): Promise<numbe
   if (!(await backendOK(io, ui))) return 1;
   const b = localBackend(io);
   const name = f.args[0];
-  const all = await b.workspaces();
+  const all = await listWorkspaces(b, ui);
+  if (!all) return 1;
   if (!all.includes(name)) {
     ui.error(ENV_DOES_NOT_EXIST(name).trim());
     return 1;

@@ -105,7 +105,7 @@ test('foresight init and apply over http: the backend recorded as terraform reco
 
 test(
   'workspace commands on the http backend print "workspaces not supported" as terraform does (http-interop.test.ts records terraform)',
-  { timeout: 60_000, todo: 'server/cli/workspace.ts does not catch WorkspacesNotSupportedError yet (internal error, exit 11)' },
+  { timeout: 60_000 },
   async () => {
     const srv = await new StateServer().start();
     const { dir, env } = setup(srv, RESOURCES);

