@@ -5,7 +5,7 @@
 
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { PlannedDiffRequest, PlanRunRequest, RunInfo, RunProgressParams, StateRequest, WorkspacesRequest } from '../../server/lsp/protocol';
@@ -140,6 +140,13 @@ test('runs: plan, progress per resource, apply the saved plan, the state file; h
     // Workspaces: list, select a missing one (refused).
     assert.deepEqual(await c.request<WorkspacesRequest.Result>('foresight/workspaces', { directory: ws.dir }), { current: 'default', workspaces: ['default'] });
     await assert.rejects(c.request('foresight/workspaces', { directory: ws.dir, select: 'nope' }), (e: Error & { code: number }) => e.code === -32803 && e.message === 'Workspace "nope" doesn\'t exist.');
+    // Select a workspace made from a terminal: the server's next plan works in it (its state is empty).
+    mkdirSync(join(ws.dir, 'terraform.tfstate.d', 'dev'), { recursive: true });
+    assert.deepEqual(await c.request<WorkspacesRequest.Result>('foresight/workspaces', { directory: ws.dir, select: 'dev' }), { current: 'dev', workspaces: ['default', 'dev'] });
+    assert.equal(readFileSync(join(ws.dir, '.terraform', 'environment'), 'utf8'), 'dev');
+    const devPlan = await c.request<PlanRunRequest.Result>('foresight/plan', { directory: ws.dir });
+    assert.deepEqual(devPlan.summary, { add: 2, change: 0, destroy: 0, import: 0, replace: 0 });
+    assert.equal((await c.request<StateRequest.Result>('foresight/state', { directory: ws.dir })).workspace, 'dev');
   } finally {
     await c.stop();
     ws.done();
