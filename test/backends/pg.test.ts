@@ -245,6 +245,7 @@ test('CLI: init records the backend as terraform does; plan/apply/state/output/w
     assert.ok(!existsSync(join(dir, 'terraform.tfstate')), 'no local state file is written');
     const f = readStateFile(pg!.psql("select data from terraform_remote_state.states where name='default'", name).trim()).file!;
     assert.equal(f.state.modules.get('')!.resources.size, 1);
+    assert.equal(f.serial, 1, 'the first snapshot written is serial 1');
     r = fs(dir, ['plan', '-detailed-exitcode', '-no-color']);
     assert.equal(r.status, 0, r.out);
     r = fs(dir, ['state', 'list']);

@@ -304,8 +304,10 @@ export class PgStateManager implements Full {
         return [];
       }
       serial++;
-    } else if (lineage === '') {
-      lineage = newLineage(randomBytes);
+    } else {
+      // No snapshot read (no row yet): a first write is serial 1 (the lineage may already have been chosen by
+      // the apply journal).
+      if (lineage === '') lineage = newLineage(randomBytes);
       serial++;
     }
     const next: StateFile = { terraformVersion: TERRAFORM_VERSION, serial, lineage, state: this.file.state };
