@@ -10,7 +10,7 @@
 // matches terraform 1.11.4 for the supported paths. The state is never written by plan; the lock is always
 // released before returning.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
 import type { FileCache } from '../config/load';
@@ -28,6 +28,7 @@ import { startBuiltinProvider } from '../providers/builtin';
 import { externalProvider } from '../plugin/client/factory';
 import type { Provider } from '../providers/provider';
 import { State } from '../states/state';
+import { TERRAFORM_VERSION as STATE_TF_VERSION, writeStateFile } from '../states/statefile';
 import type { FilesystemStateManager } from '../backends/local/filesystem';
 import { backendErrorDiagnostics } from '../backends/registry';
 import { helpText } from './help/index';
@@ -488,6 +489,13 @@ async function doApply(
   mgr.write(res.state);
   const pd = await mgr.persist();
   const diags = [...planDiags, ...res.diagnostics, ...pd];
+  if (hasErrors(pd)) {
+    // backend_apply.go: the final save failed; keep the applied state in errored.tfstate (the manager's lineage and
+    // serial, res.state) and stop, whatever the backend.
+    diags.push(...backupStateForError(res.state, mgr.meta(), io));
+    view.diagnostics(diags, render);
+    return 1;
+  }
   if (plan.targets.length > 0) {
     diags.push(
       warning(
@@ -506,6 +514,36 @@ async function doApply(
   if (a.verb !== 'destroy') view.outputs(res.state);
   return 0;
 }
+
+/** Local.backupStateForError after "Failed to save state": errored.tfstate in the working directory, else the state dumped on stderr. */
+function backupStateForError(state: State, meta: { serial: number; lineage: string }, io: CliIO): Diagnostic[] {
+  const text = writeStateFile({ terraformVersion: STATE_TF_VERSION, serial: meta.serial, lineage: meta.lineage, state });
+  try {
+    writeFileSync(join(io.cwd, 'errored.tfstate'), text, { mode: 0o666 });
+  } catch (e) {
+    io.stderr(text);
+    return [
+      error('Failed to create local state file', `Error creating local state file for recovery: ${(e as Error).message}`),
+      error('Failed to persist state to backend', STATE_WRITE_CONSOLE_FALLBACK),
+    ];
+  }
+  return [error('Failed to persist state to backend', STATE_WRITE_BACKED_UP)];
+}
+
+const STATE_WRITE_BACKED_UP = `The error shown above has prevented Terraform from writing the updated state to the configured backend. To allow for recovery, the state has been written to the file "errored.tfstate" in the current working directory.
+
+Running "terraform apply" again at this point will create a forked state, making it harder to recover.
+
+To retry writing this state, use the following command:
+    terraform state push errored.tfstate
+`;
+const STATE_WRITE_CONSOLE_FALLBACK = `The errors shown above prevented Terraform from writing the updated state to
+the configured backend and from creating a local backup file. As a fallback,
+the raw state data is printed above as a JSON object.
+
+To retry writing this state, copy the state data (from the first { to the last } inclusive) and save it into a local file called errored.tfstate, then run the following command:
+    terraform state push errored.tfstate
+`;
 
 async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO): Promise<number> {
   const path = a.planFile!;

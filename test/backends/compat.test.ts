@@ -112,3 +112,57 @@ test('workspace list/new/select/delete/show on the http backend: terraform\'s "w
   ]);
   if (r.terraform) assert.deepEqual(r.foresight, r.terraform);
 });
+
+const LINEAGE = '0d8c3f3e-6a55-4f5e-9d7c-6b1c2a0e9f11';
+const PRIOR = JSON.stringify({ version: 4, terraform_version: '1.11.4', serial: 5, lineage: LINEAGE, outputs: {}, resources: [], check_results: null }, null, 2) + '\n';
+
+test('apply whose final state save fails: "Failed to persist state to backend" and errored.tfstate with the next serial, as terraform does', { timeout: 180_000 }, async (t) => {
+  const r = await both(t, (tool) =>
+    withServer(async (srv, dir, env) => {
+      // PATCH is not a method the state server takes: the final POST-equivalent fails with 405 and no retry.
+      writeFileSync(join(dir, 'main.tf'), readFileSync(join(dir, 'main.tf'), 'utf8').replace('address        =', 'update_method  = "PATCH"\n    address        ='));
+      const init = await tool(dir, env, ['init', '-input=false', '-no-color']);
+      assert.equal(init.status, 0, init.stdout + init.stderr);
+      srv.state = Buffer.from(PRIOR);
+      const ap = await tool(dir, env, ['apply', '-auto-approve', '-input=false', '-no-color']);
+      const errored = existsSync(join(dir, 'errored.tfstate')) ? readFileSync(join(dir, 'errored.tfstate'), 'utf8') : '<none>';
+      return {
+        status: ap.status,
+        stderr: ap.stderr,
+        completeLine: /Apply complete!/.test(ap.stdout),
+        errored: errored.replace(/"id": "[0-9a-f-]{36}"/g, '"id": "<uuid>"'),
+        server: srv.state.toString('utf8'),
+        lock: srv.lock,
+      };
+    }),
+  );
+  const f = r.foresight;
+  assert.equal(f.status, 1);
+  assert.equal(f.completeLine, false);
+  assert.equal(
+    f.stderr,
+    `
+Error: Failed to save state
+
+Error saving state: HTTP error: 405
+
+Error: Failed to persist state to backend
+
+The error shown above has prevented Terraform from writing the updated state
+to the configured backend. To allow for recovery, the state has been written
+to the file "errored.tfstate" in the current working directory.
+
+Running "terraform apply" again at this point will create a forked state,
+making it harder to recover.
+
+To retry writing this state, use the following command:
+    terraform state push errored.tfstate
+
+`,
+  );
+  assert.equal(f.server, PRIOR, 'the backend keeps its state');
+  assert.equal(f.lock, undefined, 'the lock is released');
+  const j = JSON.parse(f.errored) as { serial: number; lineage: string; resources: { instances: unknown[] }[]; outputs: Record<string, { value: unknown }> };
+  assert.deepEqual([j.serial, j.lineage, j.resources.length, j.resources[0].instances.length, j.outputs.o.value], [6, LINEAGE, 1, 2, ['n-0', 'n-1']]);
+  if (r.terraform) assert.deepEqual(f, r.terraform);
+});
