@@ -1,6 +1,6 @@
 // Shared by the client, pool and bench tests: bundles test/plugin/client-testprovider.ts once per process with
 // esbuild and makes `terraform-provider-<name>` wrapper scripts for it (the form a provider binary has on disk).
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
@@ -10,7 +10,9 @@ let bundled: string | undefined;
 /** The bundled test provider (a .js file run by node). */
 export async function testProviderBundle(): Promise<string> {
   if (bundled) return bundled;
-  const out = join(mkdtempSync(join(tmpdir(), 'fs-testprovider-')), 'provider.js');
+  const dir = mkdtempSync(join(tmpdir(), 'fs-testprovider-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const out = join(dir, 'provider.js');
   // esbuild's API cannot itself be bundled into the test: load it from node_modules at run time.
   const esbuild = createRequire(resolve(process.cwd(), 'package.json'))('esbuild') as typeof import('esbuild');
   await esbuild.build({

@@ -13,7 +13,7 @@
 // FAKE_LOG: a file each received RPC name is appended to (one per line), to check reuse and call counts.
 // Test-only code: the real served providers are server/plugin/serve.ts (`foresight provider serve`).
 
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -88,7 +88,9 @@ async function main(): Promise<void> {
   });
   server.addService(protos.stdio.service, { StreamStdio: () => undefined });
   server.addService(protos.broker.service, { StartStream: () => undefined });
-  const sock = join(mkdtempSync(join(tmpdir(), 'plugin')), 'plugin.sock');
+  const sockDir = mkdtempSync(join(tmpdir(), 'plugin'));
+  process.on('exit', () => rmSync(sockDir, { recursive: true, force: true }));
+  const sock = join(sockDir, 'plugin.sock');
   const clientPem = process.env.PLUGIN_CLIENT_CERT;
   const cert = clientPem ? generateCertificate() : undefined;
   const creds = cert && clientPem ? serverCredentials(cert, clientPem) : grpc.ServerCredentials.createInsecure();
