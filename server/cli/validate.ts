@@ -11,6 +11,7 @@ import { validateDirectory } from '../config/validate';
 import { providerValidationDiagnostics } from '../engine/validate';
 import { providerFactory } from './plan';
 import { treeRequirements } from '../providers/resolve';
+import { devOverridesWarning, loadCliConfig } from '../plugin/discovery';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -47,6 +48,9 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   const res = await validateDirectory(dir, { coreVersion: true });
   // The provider part of Terraform's validate walk (engine/validate.ts) with the working directory's providers: the
   // built-in ones and the binaries `init` installed (server/plugin/client/factory.ts), located from `cwd`.
+  // Terraform warns first when dev_overrides are in effect (Meta.providerDevOverrideRuntimeWarnings).
+  const devWarning = devOverridesWarning((await loadCliConfig(cwd, (io as { env?: Readonly<Record<string, string | undefined>> }).env ?? process.env)).devOverrides);
+  if (devWarning) res.diagnostics.unshift(devWarning);
   if (res.module && !hasErrors(res.diagnostics)) {
     const env = (io as { env?: Readonly<Record<string, string | undefined>> }).env;
     const providers = providerFactory({ cwd, env });

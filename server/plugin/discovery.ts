@@ -429,7 +429,10 @@ export function notInstalled(problem: string): Diagnostic {
 /** Terraform's warning when dev_overrides are in effect (command.Meta.providerDevOverrideRuntimeWarnings). */
 export function devOverridesWarning(overrides: ReadonlyMap<string, string>): Diagnostic | undefined {
   if (!overrides.size) return undefined;
-  const lines = [...overrides].map(([a, d]) => `\n - ${a.replace(/^registry\.terraform\.io\//, '')} in ${d}`).join('');
+  const lines = [...overrides]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([a, d]) => `\n - ${a.replace(/^registry\.terraform\.io\//, '')} in ${d}`)
+    .join('');
   return {
     severity: 'warning',
     summary: 'Provider development overrides are in effect',

@@ -242,3 +242,29 @@ test('validate: a provider not installed, or a binary that is not a plugin, give
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('validate with dev_overrides: Terraform\'s "Provider development overrides are in effect" warning first', async (t) => {
+  if (!hasTerraform) {
+    t.skip('terraform not installed');
+    console.log('# SKIP: terraform not on PATH; the dev_overrides warning is not compared with terraform');
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'fs-validate-dev-'));
+  try {
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'terraform-provider-null'), `#!/bin/sh\nexec ${process.execPath} ${join(process.cwd(), 'dist/cli.js')} provider serve null\n`);
+    chmodSync(join(bin, 'terraform-provider-null'), 0o755);
+    const rc = join(root, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "example.com/x/null" = "${bin}"\n  }\n  direct {}\n}\n`);
+    const env = { TF_CLI_CONFIG_FILE: rc, HOME: root };
+    const tf = 'terraform {\n  required_providers {\n    null = {\n      source = "example.com/x/null"\n    }\n  }\n}\n\nresource "null_resource" "a" {}\n';
+    const want = runTerraform(workspace(root, 'tf', tf), ['validate', '-json'], env);
+    const got = await runForesight(workspace(root, 'fs', tf), ['validate', '-json'], env);
+    assert.equal(got.out, want.out);
+    assert.equal(got.code, want.code);
+    assert.match(got.out, /"warning_count": 1/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
