@@ -40,11 +40,13 @@ export function ensurePgInstalled(log = (s) => process.stderr.write(s + '\n')) {
   if (spawnSync('which', ['apt-get']).status !== 0) return { reason: 'PostgreSQL server binaries are not installed and apt-get is not available' };
   log('# installing PostgreSQL server binaries with apt-get (postgresql-15)...');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  spawnSync('apt-get', ['update'], { stdio: 'ignore', env, timeout: 300000 });
-  for (const pkg of ['postgresql-15', 'postgresql']) {
-    const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', pkg], { stdio: 'ignore', env, timeout: 600000 });
-    if (r.status === 0 && (bin = findPgBin())) return { bin };
-  }
+  // Test files run in parallel: one installs while the others wait on the same lock, then find the binaries.
+  const script =
+    'command -v /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && exit 0; apt-get update >/dev/null 2>&1; ' +
+    'apt-get install -y --no-install-recommends postgresql-15 >/dev/null 2>&1 || apt-get install -y --no-install-recommends postgresql >/dev/null 2>&1';
+  const hasFlock = spawnSync('which', ['flock']).status === 0;
+  spawnSync(hasFlock ? 'flock' : 'sh', hasFlock ? ['/tmp/foresight-pg-install.lock', 'sh', '-c', script] : ['-c', script], { stdio: 'ignore', env, timeout: 900000 });
+  if ((bin = findPgBin())) return { bin };
   return { reason: 'apt-get could not install postgresql-15 or postgresql' };
 }
 
