@@ -338,6 +338,7 @@ async function main(): Promise<void> {
     rows.push(...(await benchPluginClient())); // the plugin client: start, PlanResourceChange round trip, flat-1000 apply vs terraform
     rows.push(...(await (await import('./pg-bench')).benchPg())); // pg state backend vs terraform (pg-bench.ts)
     rows.push(...(await benchLsp({ keep: o.keep }))); // the language server over stdio (lsp-bench.ts)
+    rows.push(...(await (await import('./preview-bench')).benchPreview({ keep: o.keep }))); // preview plan after an edit over stdio (preview-bench.ts)
 
     // 4. Terraform, for comparison.
     if (terraformOnPath()) {
