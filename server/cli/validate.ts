@@ -83,7 +83,9 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   if (errs.length) io.stderr(renderDiagnostics(errs, opts));
   if (warns.length) io.stdout(renderDiagnostics(warns, opts));
   if (errs.length === 0) {
-    io.stdout(`${green}Success!${reset} The configuration is valid, but there were some validation warnings as shown above.\n${reset}\n`);
+    // Terraform word-wraps the colourised text at 78 columns, so the escape codes move the break.
+    const rest = color ? ' The configuration is valid, but there were some\nvalidation warnings as shown above.' : ' The configuration is valid, but there were some validation warnings\nas shown above.';
+    io.stdout(`${green}Success!${reset}${rest}\n${reset}\n`);
     return 0;
   }
   return 1;

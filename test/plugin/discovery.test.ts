@@ -259,11 +259,16 @@ test('validate with dev_overrides: Terraform\'s "Provider development overrides 
     writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "example.com/x/null" = "${bin}"\n  }\n  direct {}\n}\n`);
     const env = { TF_CLI_CONFIG_FILE: rc, HOME: root };
     const tf = 'terraform {\n  required_providers {\n    null = {\n      source = "example.com/x/null"\n    }\n  }\n}\n\nresource "null_resource" "a" {}\n';
-    const want = runTerraform(workspace(root, 'tf', tf), ['validate', '-json'], env);
-    const got = await runForesight(workspace(root, 'fs', tf), ['validate', '-json'], env);
-    assert.equal(got.out, want.out);
-    assert.equal(got.code, want.code);
-    assert.match(got.out, /"warning_count": 1/);
+    const tfDir = workspace(root, 'tf', tf);
+    const fsDir = workspace(root, 'fs', tf);
+    // -json, -no-color and colour (where the "Success!" line wraps differently, as Terraform wraps colourised text).
+    for (const argv of [['validate', '-json'], ['validate', '-no-color'], ['validate']]) {
+      const want = runTerraform(tfDir, argv, env);
+      const got = await runForesight(fsDir, argv, env);
+      assert.equal(got.out, want.out, argv.join(' '));
+      assert.equal(got.code, want.code, argv.join(' '));
+    }
+    assert.match((await runForesight(fsDir, ['validate', '-json'], env)).out, /"warning_count": 1/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
