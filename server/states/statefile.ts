@@ -48,7 +48,15 @@ type JNode =
   | { kind: 'bool'; value: boolean; start: number; end: number }
   | { kind: 'null'; start: number; end: number };
 
-class JSONSyntaxError extends Error {}
+class JSONSyntaxError extends Error {
+  /** Go's json.SyntaxError.Offset: the UTF-8 bytes read when the error was found (the bad byte included). */
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Parses JSON text into a JNode tree. Object or array values of the keys in `rawKeys` are validated but get no
@@ -60,7 +68,7 @@ function parseJSON(src: string, rawKeys?: ReadonlySet<string>): JNode {
     while (i < src.length && (src[i] === ' ' || src[i] === '\t' || src[i] === '\n' || src[i] === '\r')) i++;
   };
   const fail = (what: string): never => {
-    throw new JSONSyntaxError(`${what} at offset ${i}`);
+    throw new JSONSyntaxError(`${what} at offset ${i}`, i >= src.length ? Buffer.byteLength(src) : Buffer.byteLength(src.slice(0, i)) + 1);
   };
   // With build = false the value is only validated (nothing is allocated) and a placeholder is returned.
   const value = (build = true): JNode => {
@@ -353,33 +361,96 @@ export function readStateFile(src: string): ReadResult {
     // Format 3 needs the children of "attributes" and output values: parse it again in full.
     if (v?.kind === 'number' && Number(v.text) === 3) root = parseJSON(src);
   } catch (e) {
-    return { diags: [error('Failed to load state', `The state file could not be parsed as JSON: ${(e as Error).message}.`)] };
+    // sniffJSONStateVersion: a syntax error, and then no version either.
+    const offset = e instanceof JSONSyntaxError ? e.offset : 0;
+    return {
+      diags: [error(UNSUPPORTED_FORMAT, `The state file could not be parsed as JSON: syntax error at byte offset ${offset}.`), error(UNSUPPORTED_FORMAT, NO_VERSION)],
+    };
   }
-  const v = field(root, 'version');
-  if (!v || v.kind !== 'number') {
-    return { diags: [error('Invalid state file', 'The state file does not have a "version" attribute, which is required to identify the format version.')] };
-  }
+  // sniffJSONStateVersion: json.Unmarshal into {Version *uint64}.
+  const diags: Diagnostic[] = [];
+  const v = root.kind === 'object' ? field(root, 'version') : undefined;
+  // A value of the wrong type still allocates the pointer (no "no version" error); a non-object document does not.
+  const typeError = root.kind !== 'object' && root.kind !== 'null' ? goJSONTypeName(root, src, false) : v && v.kind !== 'null' && !isUint64(v) ? goJSONTypeName(v, src, true) : undefined;
+  if (typeError !== undefined) diags.push(error(UNSUPPORTED_FORMAT, `The version in the state file is ${typeError}. A positive whole number is required.`));
+  if (!v || v.kind === 'null' || root.kind !== 'object') diags.push(error(UNSUPPORTED_FORMAT, NO_VERSION));
+  if (diags.length > 0 || !v || v.kind !== 'number') return { diags };
   const version = Number(v.text);
+  const tErr = version >= 1 && version <= 4 ? topLevelTypeError(root, src) : undefined;
+  if (tErr) return { diags: [error('Invalid state file format', `The state file field ${goQuote(tErr[0])} has invalid value ${tErr[1]}`)] };
   switch (version) {
     case 4:
       return readV4(src, root);
     case 3:
       return readV3(root);
     case 0:
-      return { diags: [error('Invalid state file', 'The state file has format version 0, which is not valid.')] };
-    case 1:
-    case 2:
-      return { diags: [error('Unsupported state file format', `Foresight reads state format versions 3 and 4; this state file uses format version ${version}. Upgrade it by running any Terraform version between 0.12 and 1.x against it first.`)] };
-    default:
       return {
         diags: [
           error(
-            'Unsupported state file format',
-            `The state file uses format version ${version}, which is not supported by Terraform ${TERRAFORM_VERSION}. This state file was presumably written by a newer version of Terraform.`,
+            UNSUPPORTED_FORMAT,
+            'The state file uses JSON syntax but has a version number of zero. There was never a JSON-based state format zero, so this state file is invalid and cannot be processed.',
           ),
         ],
       };
+    case 1:
+    case 2:
+      return { diags: [error('Unsupported state file format', `Foresight reads state format versions 3 and 4; this state file uses format version ${version}. Upgrade it by running any Terraform version between 0.12 and 1.x against it first.`)] };
+    default: {
+      const tv = field(root, 'terraform_version');
+      const creating = tv?.kind === 'string' ? semverString(tv.value) : undefined;
+      return {
+        diags: [
+          error(
+            UNSUPPORTED_FORMAT,
+            `The state file uses format version ${v.text}, which is not supported by Terraform ${TERRAFORM_VERSION}. ` +
+              (creating ? `This state file was created by Terraform ${creating}.` : 'This state file may have been created by a newer version of Terraform.'),
+          ),
+        ],
+      };
+    }
   }
+}
+
+const UNSUPPORTED_FORMAT = 'Unsupported state file format';
+const NO_VERSION = 'The state file does not have a "version" attribute, which is required to identify the format version.';
+
+const isUint64 = (n: JNode): boolean => n.kind === 'number' && /^(0|[1-9]\d*)$/.test(n.text) && BigInt(n.text) < 2n ** 64n;
+
+/** json.UnmarshalTypeError.Value for a JSON value: its kind; a number aimed at an unsigned field has its text. */
+function goJSONTypeName(n: JNode, src: string, uintTarget: boolean): string {
+  switch (n.kind) {
+    case 'object':
+      return 'object';
+    case 'array':
+      return 'array';
+    case 'string':
+      return 'string';
+    case 'bool':
+      return 'bool';
+    case 'number':
+      return uintTarget ? `number ${src.slice(n.start, n.end)}` : 'number';
+    default:
+      return 'null';
+  }
+}
+
+/**
+ * The first json.UnmarshalTypeError of the top-level fields of Terraform's state structs (serial uint64, lineage
+ * and terraform_version strings), as jsonUnmarshalDiags reports it: [field, value].
+ */
+function topLevelTypeError(root: JNode, src: string): [string, string] | undefined {
+  if (root.kind !== 'object') return undefined;
+  for (const [k, n] of root.entries) {
+    if (n.kind === 'null') continue;
+    if (k === 'serial' && !isUint64(n)) return [k, goJSONTypeName(n, src, true)];
+    if ((k === 'lineage' || k === 'terraform_version') && n.kind !== 'string') return [k, goJSONTypeName(n, src, false)];
+  }
+  return undefined;
+}
+
+/** version.NewVersion(s).String() of go-version (the original text), or undefined when `s` is not a version. */
+function semverString(s: string): string | undefined {
+  return /^v?\d+(?:\.\d+)*(?:-[0-9A-Za-z\-.]+)?(?:\+[0-9A-Za-z\-.]+)?$/.test(s) ? s : undefined;
 }
 
 const raw = (src: string, n: JNode) => src.slice(n.start, n.end);

@@ -166,3 +166,32 @@ To retry writing this state, use the following command:
   assert.deepEqual([j.serial, j.lineage, j.resources.length, j.resources[0].instances.length, j.outputs.o.value], [6, LINEAGE, 1, 2, ['n-0', 'n-1']]);
   if (r.terraform) assert.deepEqual(f, r.terraform);
 });
+
+const UNREADABLE = ['{not json', 'x', '{"version": 4', '{"version": 4, "serial": "a"}', '{"version": 4, "lineage": 7}', '{"version": 9}', '{"version": 9, "terraform_version": "v2.1"}', '{"version": "4"}', '{"version": -1}', '{"version": null}', '{"version": 0}', '{}', '[]', '5', 'null', '{"version": 4} x'];
+
+test('unreadable remote state: plan reports terraform\'s statefile.Read diagnostics (http backend)', { timeout: 300_000 }, async (t) => {
+  const r = await both(t, (tool) =>
+    withServer(async (srv, dir, env) => {
+      const init = await tool(dir, env, ['init', '-input=false', '-no-color']);
+      assert.equal(init.status, 0, init.stdout + init.stderr);
+      const out: [string, number | null, string][] = [];
+      for (const body of UNREADABLE) {
+        srv.state = Buffer.from(body);
+        const p = await tool(dir, env, ['plan', '-input=false', '-no-color', '-lock=false']);
+        out.push([body, p.status, p.stderr]);
+      }
+      return out;
+    }),
+  );
+  const by = new Map(r.foresight.map(([b, st, e]) => [b, [st, e]]));
+  assert.deepEqual(by.get('x'), [
+    1,
+    '\nError: Unsupported state file format\n\nThe state file could not be parsed as JSON: syntax error at byte offset 1.\n\nError: Unsupported state file format\n\nThe state file does not have a "version" attribute, which is required to\nidentify the format version.\n',
+  ]);
+  assert.deepEqual(by.get('{"version": 4, "serial": "a"}'), [1, '\nError: Invalid state file format\n\nThe state file field "serial" has invalid value string\n']);
+  assert.deepEqual(by.get('{"version": 9}'), [
+    1,
+    '\nError: Unsupported state file format\n\nThe state file uses format version 9, which is not supported by Terraform\n1.11.4. This state file may have been created by a newer version of\nTerraform.\n',
+  ]);
+  if (r.terraform) assert.deepEqual(r.foresight, r.terraform);
+});

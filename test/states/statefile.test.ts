@@ -149,8 +149,13 @@ test('read errors and special inputs', () => {
   assert.deepEqual(readStateFile('  \n'), { diags: [] });
   assert.equal(readStateFile('{"version": 5}').diags[0].summary, 'Unsupported state file format');
   assert.match(readStateFile('{"version": 5}').diags[0].detail!, /format version 5, which is not supported by Terraform 1\.11\.4/);
-  assert.equal(readStateFile('{}').diags[0].summary, 'Invalid state file');
-  assert.equal(readStateFile('{"version": 4').diags[0].summary, 'Failed to load state');
+  // Terraform's statefile.Read diagnostics (sniffJSONStateVersion), exactly.
+  const noVersion = { summary: 'Unsupported state file format', detail: 'The state file does not have a "version" attribute, which is required to identify the format version.' };
+  assert.deepEqual(readStateFile('{}').diags.map((d) => ({ summary: d.summary, detail: d.detail })), [noVersion]);
+  assert.deepEqual(readStateFile('{"version": 4').diags.map((d) => ({ summary: d.summary, detail: d.detail })), [
+    { summary: 'Unsupported state file format', detail: 'The state file could not be parsed as JSON: syntax error at byte offset 13.' },
+    noVersion,
+  ]);
   const dup = JSON.stringify({
     version: 4,
     serial: 1,
