@@ -211,6 +211,13 @@ const previewAborts = new Map<string, AbortController>();
 /** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
 const fileCaches = new Map<string, FileCache>();
 
+/** Forgets every cache of the previews (file parses, PlanResourceChange answers, last plans): the next preview is a full one. */
+export function resetPreviewCaches(): void {
+  fileCaches.clear();
+  planCaches.clear();
+  lastPreview.clear();
+}
+
 export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings, drift: DriftInfo[] = []): Promise<PreviewData> {
   const t0 = performance.now();
   previewAborts.get(dir)?.abort();

@@ -1,0 +1,103 @@
+// The preview's caches (per-file parses, PlanResourceChange answers) never change a result: after a series of
+// seeded random edits (values, references between resources, resources added and removed, count changes, files
+// edited in the editor or on disk), each incremental preview equals a preview made with every cache forgotten.
+
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { main } from '../../server/cli/main';
+import { makePreview, resetPreviewCaches, type PreviewData } from '../../server/lsp/preview/worker';
+import { initParser } from '../../server/syntax/treesitter';
+
+/** Deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Res {
+  name: string;
+  value: string;
+  ref?: string;
+  count?: number;
+}
+
+function fileText(rs: Res[]): string {
+  return rs
+    .map(
+      (r) =>
+        `resource "terraform_data" "${r.name}" {\n` +
+        (r.count !== undefined ? `  count = ${r.count}\n` : '') +
+        `  input = {\n    v   = "${r.value}"\n    env = var.env\n` +
+        (r.ref ? `    ref = terraform_data.${r.ref}.input\n` : '') +
+        `  }\n}\n`,
+    )
+    .join('\n');
+}
+
+/** What a preview shows, without its timing figures. */
+function shown(p: PreviewData): unknown {
+  return { complete: p.complete, summary: p.summary, changes: p.changes, diagnostics: p.diagnostics, lsp: p.lspDiagnostics, files: p.files, modules: p.moduleDirs };
+}
+
+test('preview: incremental previews after random edits equal fresh full previews', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-incr-'));
+  const io = { cwd: dir, env: process.env, stdin: async () => '', stdout: () => undefined, stderr: () => undefined };
+  try {
+    const random = rng(Number(process.env.FORESIGHT_PREVIEW_SEED ?? 7));
+    const files: Res[][] = [0, 1, 2].map((f) => Array.from({ length: 6 }, (_, i) => ({ name: `r${f}_${i}`, value: `v${f}${i}`, ...(i > 0 ? { ref: `r${f}_${i - 1}` } : {}) })));
+    writeFileSync(join(dir, 'variables.tf'), 'variable "env" {\n  type    = string\n  default = "dev"\n}\n');
+    const write = (f: number) => writeFileSync(join(dir, `f${f}.tf`), fileText(files[f]));
+    for (let f = 0; f < files.length; f++) write(f);
+    assert.equal(await main(['apply', '-auto-approve', '-input=false', '-no-color'], io), 0);
+    const overlays = new Map<string, string>();
+    let serial = 0;
+    const all = () => files.flat();
+    let checked = 0;
+    for (let step = 0; step < 25; step++) {
+      const f = Math.floor(random() * files.length);
+      const rs = files[f];
+      const kind = Math.floor(random() * 5);
+      const pick = rs[Math.floor(random() * rs.length)];
+      if (kind === 0 && pick) pick.value = `e${step}`;
+      else if (kind === 1 && pick) {
+        // A reference to any other resource of the workspace (never itself, never a cycle: only to names created earlier).
+        const others = all().filter((r) => r.name < pick.name && r.count === undefined);
+        pick.ref = others.length ? others[Math.floor(random() * others.length)].name : undefined;
+      } else if (kind === 2 && rs.length > 1) {
+        const gone = rs.splice(Math.floor(random() * rs.length), 1)[0];
+        for (const r of all()) if (r.ref === gone.name) delete r.ref;
+      } else if (kind === 3) rs.push({ name: `n${f}_${serial++}`, value: `n${step}` });
+      else if (pick && !all().some((r) => r.ref === pick.name)) pick.count = pick.count === undefined ? 2 : pick.count === 2 ? 1 : undefined;
+      const path = join(dir, `f${f}.tf`);
+      // Edits go to the editor's overlay mostly; sometimes the file is saved (overlay dropped, disk written).
+      if (random() < 0.25) {
+        overlays.delete(path);
+        write(f);
+      } else overlays.set(path, fileText(rs));
+      const incremental = await makePreview(dir, overlays, {});
+      resetPreviewCaches();
+      const fresh = await makePreview(dir, overlays, {});
+      assert.deepEqual(shown(incremental), shown(fresh), `step ${step}: the incremental preview differs from a full one`);
+      assert.equal(fresh.complete, true, `step ${step}: ${JSON.stringify(fresh.diagnostics)}`);
+      // Warm the caches again from a different history than the fresh preview's: one more incremental preview.
+      const again = await makePreview(dir, overlays, {});
+      assert.deepEqual(shown(again), shown(fresh), `step ${step}: a repeated preview differs`);
+      assert.equal(again.stats.planCalls, 0, `step ${step}: a repeated preview called PlanResourceChange`);
+      checked++;
+    }
+    assert.equal(checked, 25);
+  } finally {
+    resetPreviewCaches();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
