@@ -13,6 +13,7 @@ import type { Body, Expression, Reference, RefStep } from './hclbody';
 import type { Module, Resource } from './model';
 import { resourceKey, resourceLookup } from './model';
 import { nameSuggestion } from './load';
+import { moduleProviderConfigDiagnostics } from '../providers/resolve';
 
 interface Scope {
   /** Whether count / each / self are available. */
@@ -283,6 +284,13 @@ function bodyExprs(b: Resource['config']): Expression[] {
 /** Runs reference checks and cycle detection over a module and its loaded children. */
 export function checkModule(mod: Module): Diagnostic[] {
   const diags: Diagnostic[] = [];
+  // Provider configurations across module calls are checked when Terraform loads the configuration: their errors
+  // stop everything else, their warnings come first.
+  if (mod.path === '') {
+    const pd = moduleProviderConfigDiagnostics(mod);
+    if (pd.some((d) => d.severity === 'error')) return pd;
+    diags.push(...pd);
+  }
   const edges = new Map<string, Set<string>>();
   const order: string[] = [];
   const node = (n: string) => {

@@ -32,6 +32,7 @@ import type { Path } from '../providers/path';
 import { attrStep as pAttr, indexStep as pIndex } from '../providers/path';
 import type { GetProviderSchemaResponse, Provider } from '../providers/provider';
 import { DEFAULT_CLIENT_CAPABILITIES } from '../providers/provider';
+import { absProviderConfigString, resolveResourceProviders } from '../providers/resolve';
 import type { Schema } from '../providers/schema';
 import { impliedType, nullObject } from '../providers/schema';
 import type { AttrPath, InstanceAddr, InstanceKey, ObjectSrc, PathStep, State } from '../states/state';
@@ -158,7 +159,7 @@ export class ModuleInstance {
 // ---- graph nodes ----------------------------------------------------------------------------------------------
 
 export type Node =
-  | { kind: 'provider'; fqn: string; alias?: string; config?: ProviderConfig; name: string }
+  | { kind: 'provider'; fqn: string; alias?: string; config?: ProviderConfig; name: string; module?: string }
   | { kind: 'var'; path: string; mod: Module; name: string }
   | { kind: 'local'; path: string; mod: Module; name: string }
   | { kind: 'output'; path: string; mod: Module; name: string }
@@ -177,7 +178,7 @@ export function nodeDisplayName(n: Node): string {
   const pre = (p: string) => (p ? p + '.' : '');
   switch (n.kind) {
     case 'provider':
-      return providerConfigAddr(n.fqn, n.alias);
+      return absProviderConfigString({ module: n.module ?? '', fqn: n.fqn, alias: n.alias });
     case 'var':
       return `${pre(n.path)}var.${n.name}`;
     case 'local':
@@ -236,29 +237,32 @@ export function buildConfigGraph(root: Module): BuiltGraph {
   const diagnostics: Diagnostic[] = [];
   const resourceNodes = new Map<string, string>();
   const providers = new Map<string, string>(); // provider config address -> node key
-  const rootProviderConfigs = new Map<string, ProviderConfig>(); // "name" or "name.alias"
-  for (const p of root.providers) rootProviderConfigs.set(p.alias ? `${p.name}.${p.alias}` : p.name, p);
-
-  const ensureProvider = (fqn: string, local: string, alias?: string): string => {
-    const addr = providerConfigAddr(fqn, alias);
-    let k = providers.get(addr);
-    if (!k) {
-      k = nodeKey('provider', '', addr);
-      const cfg = rootProviderConfigs.get(alias ? `${local}.${alias}` : local);
-      g.add(k, { kind: 'provider', fqn, alias, config: cfg, name: local });
-      providers.set(addr, k);
-    }
-    return k;
-  };
-  // Every root provider configuration is a node, used or not (Terraform configures them all).
-  for (const p of root.providers) ensureProvider(providerFqn(root, p.name), p.name, p.alias);
-
   const mods: Module[] = [];
   const visit = (m: Module) => {
     mods.push(m);
     for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
   };
   visit(root);
+  const modByPath = new Map(mods.map((m) => [m.path, m] as const));
+  // Which configuration each resource uses: a block of its own module, one passed in through `providers = {}`,
+  // or an inherited default one (resolveResourceProviders, Terraform's ProviderTransformer).
+  const resolved = resolveResourceProviders(root);
+  const missing = new Set<string>();
+
+  const ensureProvider = (fqn: string, local: string, alias: string | undefined, module = ''): string => {
+    const addr = absProviderConfigString({ module, fqn, alias });
+    let k = providers.get(addr);
+    if (!k) {
+      k = nodeKey('provider', '', addr);
+      const m = modByPath.get(module);
+      const cfg = m?.providers.find((p) => (p.alias ?? '') === (alias ?? '') && providerFqn(m, p.name) === fqn);
+      g.add(k, { kind: 'provider', fqn, alias, config: cfg, name: cfg?.name ?? local, module });
+      providers.set(addr, k);
+    }
+    return k;
+  };
+  // Every root provider configuration is a node, used or not (Terraform configures them all).
+  for (const p of root.providers) ensureProvider(providerFqn(root, p.name), p.name, p.alias);
 
   // Nodes.
   for (const m of mods) {
@@ -274,9 +278,18 @@ export function buildConfigGraph(root: Module): BuiltGraph {
     for (const r of allRes) {
       const { local, alias } = resourceProviderLocal(r);
       const fqn = providerFqn(m, local);
-      ensureProvider(fqn, local, alias);
+      const rc = resolved.get(configResourceAddr(p, resourceKey(r)));
+      const cfgMod = rc?.module ?? '';
+      const cfgAlias = rc ? rc.alias : alias;
+      const pk = ensureProvider(fqn, local, cfgAlias, cfgMod);
+      // An aliased configuration passed in from a caller that declares no such block (Terraform's graph builder).
+      const pn = g.get(pk) as Extract<Node, { kind: 'provider' }>;
+      if (rc && cfgAlias && cfgMod !== p && !pn.config && !missing.has(pk)) {
+        missing.add(pk);
+        diagnostics.push(error(`missing provider ${absProviderConfigString({ module: cfgMod, fqn, alias: cfgAlias })}`, ''));
+      }
       const k = nodeKey('resource', p, resourceKey(r));
-      g.add(k, { kind: 'resource', path: p, mod: m, res: r, fqn, providerAddr: providerConfigAddr(fqn, alias) });
+      g.add(k, { kind: 'resource', path: p, mod: m, res: r, fqn, providerAddr: absProviderConfigString({ module: cfgMod, fqn, alias: cfgAlias }) });
       resourceNodes.set(configResourceAddr(p, resourceKey(r)), k);
     }
     m.checks.forEach((c, i) => g.add(nodeKey('check', p, c.name), { kind: 'check', path: p, mod: m, index: i }));
@@ -387,6 +400,12 @@ export function buildConfigGraph(root: Module): BuiltGraph {
   }
   for (const [, k] of providers) {
     const n = g.get(k) as Extract<Node, { kind: 'provider' }>;
+    const pm = modByPath.get(n.module ?? '') ?? root;
+    // A provider block inside a child module is evaluated in that module (its single instance).
+    if (pm.path) {
+      const expandKey = nodeKey('module', parentPath(pm.path), lastCallName(pm.path));
+      if (g.has(expandKey)) g.connect(k, expandKey);
+    }
     if (n.config) {
       const exprs: Expression[] = [];
       const body = (b: typeof n.config.body) => {
@@ -394,7 +413,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
         for (const bl of b.blocks) body(bl.body);
       };
       body(n.config.body);
-      connectRefs(k, root, exprs);
+      connectRefs(k, pm, exprs);
     }
   }
 
@@ -545,7 +564,7 @@ export class WalkContext {
 
   /** The configured provider instance for a configuration address (aliases fall back to the default one). */
   providerFor(configAddr: string): Provider | undefined {
-    const c = this.configured.get(configAddr.replace(/^(?:module\.[^.]+(?:\[[^\]]*\])?\.)+/, ''));
+    const c = this.configured.get(configAddr) ?? this.configured.get(configAddr.replace(/^(?:module\.[^.]+(?:\[[^\]]*\])?\.)+/, ''));
     if (c) return c;
     const fqn = /provider\["([^"]+)"\]/.exec(configAddr)?.[1];
     return fqn ? this.configured.get(providerConfigAddr(fqn)) ?? this.providers.get(fqn)?.provider : undefined;
@@ -555,18 +574,21 @@ export class WalkContext {
   async configureProvider(n: Extract<Node, { kind: 'provider' }>): Promise<boolean> {
     const base = this.providers.get(n.fqn);
     if (!base) return false;
-    const addr = providerConfigAddr(n.fqn, n.alias);
+    const addr = absProviderConfigString({ module: n.module ?? '', fqn: n.fqn, alias: n.alias });
     if (this.configured.has(addr)) return true;
     let e: ProviderEntry = base;
-    if (n.alias || base.configured) {
+    if (n.alias || n.module || base.configured) {
       const inst = this.opts.providers(n.fqn);
       if (!inst) return false;
       e = { ...base, provider: inst, configured: false };
     }
     let config = nullObject(e.schema.provider.block);
     const diags: Diagnostic[] = [];
-    if (n.config) config = decodeBody(n.config.body, e.schema.provider.block, this.scope(this.rootInstance), diags);
-    else config = decodeBody({ attributes: [], blocks: [], range: emptyRange(), endRange: emptyRange() }, e.schema.provider.block, this.scope(this.rootInstance), diags);
+    // A child module's provider block reads that module's (single) instance; modules with provider blocks cannot
+    // use count/for_each, so the static path names it.
+    const inst = (n.module && this.instances.get(n.module)?.[0]) || this.rootInstance;
+    if (n.config) config = decodeBody(n.config.body, e.schema.provider.block, this.scope(inst), diags);
+    else config = decodeBody({ attributes: [], blocks: [], range: emptyRange(), endRange: emptyRange() }, e.schema.provider.block, this.scope(inst), diags);
     this.diagnostics.push(...diags);
     if (diags.some((d) => d.severity === 'error')) return false;
     const unmarked = unmarkDeepWithPaths(config).value;

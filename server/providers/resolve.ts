@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { SourceText } from '../config/source';
 import { error } from '../diags/diagnostic';
-import type { Module, ProviderConfig, Resource } from '../config/model';
+import type { Module, ModuleCall, ProviderConfig, Resource } from '../config/model';
 import type { ProviderAddr } from '../addrs/provider';
 import {
   UNKNOWN_NAMESPACE,
@@ -415,9 +415,10 @@ export function resolveResourceProviders(root: Module): Map<string, AbsProviderC
   visit(root);
   const exact = (a: AbsProviderConfig, depth = 0): AbsProviderConfig | undefined => {
     const k = key(a);
-    if (concrete.has(k)) return a;
+    // A configuration the caller passes in wins over an (empty, legacy proxy) block of the same name.
     const p = proxies.get(k);
     if (p && depth < 64) return resolve(p, depth + 1);
+    if (concrete.has(k)) return a;
     return undefined;
   };
   const resolve = (a: AbsProviderConfig, depth = 0): AbsProviderConfig => {
@@ -460,7 +461,17 @@ export function redundantEmptyProviderWarnings(root: Module, blockVersion?: Prov
   const out: Diagnostic[] = [];
   const visit = (m: Module) => {
     for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
-    if (m.path === '') return;
+    out.push(...emptyProviderWarningsOf(m, blockVersion));
+  };
+  visit(root);
+  return out;
+}
+
+/** The "Redundant empty provider block" warnings of one module (none for the root). */
+function emptyProviderWarningsOf(m: Module, blockVersion?: ProviderBlockVersion): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  {
+    if (m.path === '') return out;
     const localNames = new Map<string, ProviderAddr>();
     for (const tb of m.terraform) for (const rp of tb.requiredProviders) localNames.set(rp.name, providerForLocalName(m, rp.name));
     const empty = new Map<string, Range>();
@@ -491,7 +502,220 @@ export function redundantEmptyProviderWarnings(root: Module, blockVersion?: Prov
       const first = [...g.ranges].sort((a, b) => (rs(a) < rs(b) ? -1 : rs(a) > rs(b) ? 1 : 0))[0];
       out.push({ severity: 'warning', summary: 'Redundant empty provider block', detail, subject: first });
     }
+  }
+  return out;
+}
+
+// ---- provider configurations across module calls (configs.validateProviderConfigs) ----------------------------
+
+/**
+ * The `configuration_aliases` of a module's required_providers entries, as "name.alias" -> provider. The model
+ * keeps only each entry's range (load.ts reads and skips the attribute), so the list is read back from the
+ * entry's text in the module's file on disk; unsaved editor buffers are not seen.
+ */
+export function configurationAliases(mod: Module): Map<string, ProviderAddr> {
+  const out = new Map<string, ProviderAddr>();
+  const texts = new Map<string, Buffer | undefined>();
+  for (const tb of mod.terraform)
+    for (const rp of tb.requiredProviders) {
+      const f = rp.range.filename;
+      if (!texts.has(f)) {
+        let b: Buffer | undefined;
+        try {
+          b = readFileSync(join(mod.dir, f.split(/[\\/]/).pop()!));
+        } catch {
+          b = undefined;
+        }
+        texts.set(f, b);
+      }
+      const buf = texts.get(f);
+      if (!buf) continue;
+      const text = buf.subarray(rp.range.start.byte, rp.range.end.byte).toString('utf8');
+      const m = /configuration_aliases\s*=\s*\[([\s\S]*?)\]/.exec(text);
+      if (!m) continue;
+      const list = m[1].replace(/(#|\/\/)[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
+      for (const a of list.matchAll(/([A-Za-z_][\w-]*)\.([A-Za-z_][\w-]*)/g)) out.set(`${a[1]}.${a[2]}`, providerForLocalName(mod, rp.name));
+    }
+  return out;
+}
+
+function isOfficial(p: ProviderAddr): boolean {
+  return p.hostname === 'registry.terraform.io' && p.namespace === 'hashicorp';
+}
+
+function sameProvider(a: ProviderAddr, b: ProviderAddr): boolean {
+  return providerString(a) === providerString(b);
+}
+
+/** The range of the first name of a `name[.alias]` traversal (HCL's NameRange of a provider reference). */
+function firstNameRange(r: Range, name: string): Range {
+  return { filename: r.filename, start: r.start, end: { line: r.start.line, column: r.start.column + name.length, byte: r.start.byte + name.length } };
+}
+
+/**
+ * Terraform's static checks of provider configurations across module calls, run when a configuration is
+ * loaded (so plan, apply and validate report them first): `providers = {}` entries naming undeclared local
+ * names or mismatched provider types, configuration_aliases nobody passes, provider blocks in modules called
+ * with count/for_each/depends_on or overridden by the caller, and redundant empty (proxy) provider blocks.
+ * Children are checked before their parents, as Terraform walks the tree; within a module in declaration order
+ * (Terraform's own order there follows Go map iteration).
+ */
+export function moduleProviderConfigDiagnostics(root: Module, blockVersion?: ProviderBlockVersion): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  type Passed = { inChild: { name: string; alias?: string }; inParent: { name: string; alias?: string }; childRange: Range; parentRange: Range };
+  const passedOf = (call: ModuleCall): Passed[] => {
+    const ps: Passed[] = [];
+    const e = call.providers;
+    if (!e || e.shape !== 'object') return ps;
+    for (const it of e.items ?? []) {
+      const inChild = localConfigRef(it.key.text);
+      const inParent = localConfigRef(it.value.text);
+      if (!inChild || !inParent) continue;
+      ps.push({ inChild, inParent, childRange: firstNameRange(it.key.range, inChild.name), parentRange: firstNameRange(it.value.range, inParent.name) });
+    }
+    return ps;
   };
-  visit(root);
+  const nameOf = (r: { name: string; alias?: string }) => (r.alias ? `${r.name}.${r.alias}` : r.name);
+  const visit = (m: Module, parent: Module | undefined, parentCall: ModuleCall | undefined, noConfigRange: Range | undefined) => {
+    for (const c of m.moduleCalls.values()) {
+      if (!c.module) continue;
+      let r = noConfigRange;
+      if (c.count) r = c.count.range;
+      else if (c.forEach) r = c.forEach.range;
+      else if (c.dependsOn) r = c.dependsOn.elems?.[0]?.range ?? c.declRange;
+      visit(c.module, m, c, r);
+    }
+    const configured = new Map<string, Range>();
+    for (const p of m.providers) {
+      const name = p.alias ? `${p.name}.${p.alias}` : p.name;
+      if (p.body.attributes.length || p.body.blocks.length || blockVersion?.(p) !== undefined) configured.set(name, p.declRange);
+    }
+    const localNames = new Map<string, ProviderAddr>();
+    for (const tb of m.terraform) for (const rp of tb.requiredProviders) if (!localNames.has(rp.name)) localNames.set(rp.name, providerForLocalName(m, rp.name));
+    const configAliases = m.path ? configurationAliases(m) : new Map<string, ProviderAddr>();
+    const passedIn = new Map<string, Passed>();
+    if (parentCall) for (const p of passedOf(parentCall)) passedIn.set(nameOf(p.inChild), p);
+    const moduleText = m.path || 'the root module';
+    const parentPathOfM = parentPath(m.path);
+    const parentModuleText = parentPathOfM ? parentPathOfM : 'the root module';
+
+    for (const call of m.moduleCalls.values())
+      for (const passed of passedOf(call)) {
+        if (passed.inParent.alias) continue;
+        const name = passed.inParent.name;
+        const confOK = configured.has(name);
+        const localOK = localNames.has(name);
+        const passedOK = passedIn.has(name);
+        if (!(confOK || localOK)) {
+          const def = providerForDisplay(impliedProvider(name));
+          out.push({
+            severity: 'warning',
+            summary: 'Reference to undefined provider',
+            detail: `There is no explicit declaration for local provider name ${JSON.stringify(name)} in ${moduleText}, so Terraform is assuming you mean to pass a configuration for provider ${JSON.stringify(def)}.\n\nTo clarify your intent and silence this warning, add to ${parentModuleText} a required_providers entry named ${JSON.stringify(name)} with source = ${JSON.stringify(def)}, or a different source address if appropriate.`,
+            subject: passed.parentRange,
+          });
+          continue;
+        }
+        if (m.path && parentCall && !(confOK || passedOK)) {
+          const def = providerForDisplay(impliedProvider(name));
+          out.push({
+            severity: 'warning',
+            summary: 'Missing required provider configuration',
+            detail: `The configuration for ${moduleText} expects to inherit a configuration for provider ${def} with local name ${JSON.stringify(name)}, but ${parentModuleText} doesn't pass a configuration under that name.\n\nTo satisfy this requirement, add an entry for ${JSON.stringify(name)} to the "providers" argument in the module ${JSON.stringify(parentCall.name)} block.`,
+            subject: parentCall.declRange,
+          });
+        }
+      }
+    if (!m.path || !parentCall || !parent) return;
+
+    if (configured.size > 0 && noConfigRange)
+      out.push(
+        error(
+          'Module is incompatible with count, for_each, and depends_on',
+          `The module at ${m.path} is a legacy module which contains its own local provider configurations, and so calls to it may not use the count, for_each, or depends_on arguments.\n\nIf you also control the module ${JSON.stringify(parentCall.source ?? '')}, consider updating this module to instead expect provider configurations to be passed by its caller.`,
+          noConfigRange,
+        ),
+      );
+    for (const name of configured.keys()) {
+      const passed = passedIn.get(name);
+      if (passed)
+        out.push(
+          error(
+            'Cannot override provider configuration',
+            `The configuration of ${moduleText} has its own local configuration for ${name}, and so it cannot accept an overridden configuration provided by ${parentModuleText}.`,
+            passed.childRange,
+          ),
+        );
+    }
+    for (const [name, addr] of configAliases) {
+      if (configured.has(name) || passedIn.has(name)) continue;
+      out.push(
+        error(
+          'Missing required provider configuration',
+          `The child module requires an additional configuration for provider ${providerForDisplay(addr)}, with the local name ${JSON.stringify(name)}.\n\nRefer to the module's documentation to understand the intended purpose of this additional provider configuration, and then add an entry for ${name} in the "providers" meta-argument in the module block to choose which provider configuration the module should use for that purpose.`,
+          parentCall.declRange,
+        ),
+      );
+    }
+    const empty = new Set<string>();
+    for (const p of m.providers) {
+      const name = p.alias ? `${p.name}.${p.alias}` : p.name;
+      if (!configured.has(name)) empty.add(name);
+    }
+    const parentLocal = new Map<string, ProviderAddr>();
+    for (const tb of parent.terraform) for (const rp of tb.requiredProviders) if (!parentLocal.has(rp.name)) parentLocal.set(rp.name, providerForLocalName(parent, rp.name));
+    for (const [name, passed] of passedIn) {
+      let childTy = localNames.get(passed.inChild.name) ?? impliedProvider(passed.inChild.name);
+      const local = localNames.get(name);
+      if (local) childTy = local;
+      const alias = configAliases.get(name);
+      if (alias) childTy = alias;
+      if (!(local || alias || empty.has(name))) {
+        const d = providerForDisplay(childTy);
+        if (isOfficial(childTy))
+          out.push({
+            severity: 'warning',
+            summary: 'Reference to undefined provider',
+            detail: `There is no explicit declaration for local provider name ${JSON.stringify(name)} in ${moduleText}, so Terraform is assuming you mean to pass a configuration for ${JSON.stringify(d)}.\n\nIf you also control the child module, add a required_providers entry named ${JSON.stringify(name)} with the source address ${JSON.stringify(d)}.`,
+            subject: passed.childRange,
+          });
+        else
+          out.push(
+            error(
+              'Reference to undefined provider',
+              `The child module does not declare any provider requirement with the local name ${JSON.stringify(name)}.\n\nIf you also control the child module, you can add a required_providers entry named ${JSON.stringify(name)} with the source address ${JSON.stringify(d)} to accept this provider configuration.`,
+              passed.childRange,
+            ),
+          );
+      }
+      // As Terraform does, the parent's required_providers is consulted under the child's name.
+      const parentTy = parentLocal.get(name) ?? providerForLocalName(parent, passed.inParent.name);
+      if (sameProvider(childTy, parentTy)) continue;
+      let other: string | undefined;
+      for (const [ln, a] of localNames)
+        if (sameProvider(a, parentTy)) {
+          other = ln;
+          break;
+        }
+      if (other !== undefined)
+        out.push(
+          error(
+            'Provider type mismatch',
+            `The assigned configuration is for provider ${JSON.stringify(providerForDisplay(parentTy))}, but local name ${JSON.stringify(passed.inChild.name)} in ${parentModuleText} represents ${JSON.stringify(providerForDisplay(childTy))}.\n\nTo pass this configuration to the child module, use the local name ${JSON.stringify(other)} instead.`,
+            passed.childRange,
+          ),
+        );
+      else
+        out.push(
+          error(
+            'Provider type mismatch',
+            `The local name ${JSON.stringify(nameOf(passed.inParent))} in ${parentModuleText} represents provider ${JSON.stringify(providerForDisplay(parentTy))}, but ${JSON.stringify(nameOf(passed.inChild))} in ${moduleText} represents ${JSON.stringify(providerForDisplay(childTy))}.\n\nEach provider has its own distinct configuration schema and provider types, so this module's ${JSON.stringify(nameOf(passed.inChild))} can be assigned only a configuration for ${providerForDisplay(childTy)}, which is not required by ${moduleText}.`,
+            passed.parentRange,
+          ),
+        );
+    }
+    out.push(...emptyProviderWarningsOf(m, blockVersion));
+  };
+  visit(root, undefined, undefined, undefined);
   return out;
 }

@@ -1,0 +1,5 @@
+provider "random" {
+}
+resource "random_id" "y" {
+  byte_length = 2
+}

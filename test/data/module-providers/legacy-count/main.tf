@@ -1,0 +1,4 @@
+module "legacy" {
+  source   = "./legacy"
+  for_each = toset(["a", "b"])
+}

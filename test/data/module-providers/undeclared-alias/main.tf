@@ -1,0 +1,4 @@
+module "m" {
+  source    = "./child"
+  providers = { random.two = random.nope }
+}
