@@ -36,6 +36,8 @@ export class TestClient {
       this.notify();
     });
     this.proc.stderr.on('data', (b: Buffer) => this.logs.push(`stderr: ${b}`));
+    // A server that died under the test must fail that test, not crash the test process with EPIPE.
+    this.proc.stdin.on('error', (e) => this.logs.push(`stdin: ${e.message}`));
     this.conn = createMessageConnection(new StreamMessageReader(this.proc.stdout), new StreamMessageWriter(this.proc.stdin));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: Published) => {
       this.published.push(p);
