@@ -7,7 +7,9 @@
 //   MoveResourceState accepts `null_resource` objects of hashicorp/null (`triggers` → `triggers_replace`).
 // - data source `terraform_remote_state` for the local backend (`backend = "local"`, `config.path`,
 //   `config.workspace_dir`, `workspace`, `defaults`): `outputs` is an object of the root outputs of that
-//   state, on top of `defaults`. Other backends are reported as unsupported here.
+//   state, on top of `defaults`. The "http" and "pg" backends (config = the attributes of their backend block)
+//   are opened through the backend registry and read without locking, as Terraform's getBackend/StateMgr/
+//   RefreshState do; other backends are reported as unsupported here.
 //
 // Written with the SDK (../sdk). `terraformProvider({ workingDir })` resolves relative state paths against
 // workingDir (default: the process's working directory, as Terraform's own provider does). Siblings:
@@ -23,6 +25,8 @@ import type { Provider, ProviderDiagnostic } from '../provider';
 import { coerceValue, block as schemaBlock } from '../schema';
 import { formatError } from '../path';
 import { readStateFile } from '../../states/statefile';
+import { BACKEND_SCHEMAS, configureBackend } from '../../backends/registry';
+import type { Diagnostic } from '../../diags/diagnostic';
 import { typeFromJSON } from '../wire';
 import { attr, attrError, blockOf, defineProvider, get, plainError, S, str, unmarshalState, withAttrs } from '../sdk';
 import type { DataSourceType, ResourceType } from '../sdk';
@@ -121,14 +125,35 @@ const REMOVED_BACKENDS: Record<string, string> = {
 };
 
 /** Backends Terraform has that this provider cannot read from. */
-const OTHER_BACKENDS = ['azurerm', 'consul', 'cos', 'gcs', 'http', 'inmem', 'kubernetes', 'oss', 'pg', 'remote', 's3', 'cloud'];
+const OTHER_BACKENDS = ['azurerm', 'consul', 'cos', 'gcs', 'inmem', 'kubernetes', 'oss', 'remote', 's3', 'cloud'];
+
+/** Remote backends read through the backend registry, with their configuration schemas. */
+const REGISTRY_BACKENDS = ['http', 'pg'];
+const registryBlocks = new Map(
+  REGISTRY_BACKENDS.map((b) => [
+    b,
+    schemaBlock(Object.fromEntries(Object.entries(BACKEND_SCHEMAS[b]).map(([k, t]) => [k, { type: t === 'string' ? T.String : t === 'bool' ? T.Bool : T.Number, optional: true }]))),
+  ]),
+);
 
 const isObjectLike = (t: T.Type) => t.kind === 'dynamic' || t.kind === 'object' || t.kind === 'map';
 
 /** The backend type and coerced local configuration, or diagnostics (dataSourceRemoteStateValidate / getBackend). */
-function localBackend(cfg: Value): { config: Value } | { diagnostics: ProviderDiagnostic[] } {
+function localBackend(cfg: Value): { type: string; config: Value } | { diagnostics: ProviderDiagnostic[] } {
   let backend = str(get(cfg, 'backend')) ?? '';
   if (backend === '_local') backend = 'local';
+  if (REGISTRY_BACKENDS.includes(backend)) {
+    let config = get(cfg, 'config');
+    if (config.isNull) config = Value.object({});
+    if (config.type.kind === 'map') config = Value.object(config.entries);
+    const r = coerceValue(registryBlocks.get(backend)!, config);
+    if (r.error) {
+      return {
+        diagnostics: [attrError([attrStep('config')], 'Invalid backend configuration', `The given configuration is not valid for backend ${JSON.stringify(backend)}: ${formatError(r.error)}.`)],
+      };
+    }
+    return { type: backend, config: r.value };
+  }
   if (backend !== 'local') {
     const detail = OTHER_BACKENDS.includes(backend)
       ? `Foresight's built-in terraform_remote_state reads only the "local" backend; ${JSON.stringify(backend)} is not supported.`
@@ -150,7 +175,7 @@ function localBackend(cfg: Value): { config: Value } | { diagnostics: ProviderDi
   if (str(get(r.value, 'workspace_dir')) === '') {
     diags.push(attrError([attrStep('workspace_dir')], 'Invalid local workspace directory path', 'The "workspace_dir" attribute value must not be empty.'));
   }
-  return diags.length ? { diagnostics: diags } : { config: r.value };
+  return diags.length ? { diagnostics: diags } : { type: 'local', config: r.value };
 }
 
 function remoteStateData(workingDir: string): DataSourceType {
@@ -178,6 +203,7 @@ function remoteStateData(workingDir: string): DataSourceType {
     read({ config: cfg }) {
       const b = localBackend(cfg);
       if ('diagnostics' in b) return { state: null, diagnostics: b.diagnostics };
+      if (b.type !== 'local') return readRegistryBackend(cfg, b.type, b.config, workingDir);
       const ws = str(get(cfg, 'workspace'));
       const dir = str(get(b.config, 'workspace_dir')) ?? 'terraform.tfstate.d';
       let file = str(get(b.config, 'path')) ?? 'terraform.tfstate';
@@ -215,6 +241,54 @@ function remoteStateData(workingDir: string): DataSourceType {
       return { state: { ...base, outputs: Value.object(outputs) } };
     },
   };
+}
+
+const plainDiags = (ds: readonly Diagnostic[]): ProviderDiagnostic[] => ds.map((d) => ({ severity: d.severity, summary: d.summary, detail: d.detail }) as ProviderDiagnostic);
+
+/** The base of the data source's new state (its arguments, defaults kept as given). */
+function remoteStateBase(cfg: Value) {
+  const defaults = get(cfg, 'defaults');
+  return { backend: get(cfg, 'backend'), config: get(cfg, 'config'), workspace: get(cfg, 'workspace'), defaults: defaults.isNull ? Value.null(T.Dynamic) : defaults };
+}
+
+/** dataSourceRemoteStateRead for a backend of the registry: configure, StateMgr(workspace), RefreshState, outputs. */
+async function readRegistryBackend(cfg: Value, type: string, config: Value, workingDir: string) {
+  const attrs: Record<string, unknown> = {};
+  for (const [k, t] of Object.entries(BACKEND_SCHEMAS[type])) {
+    const v = get(config, k);
+    attrs[k] = v.isNull || !v.isKnown ? null : t === 'string' ? v.str : t === 'bool' ? v.bool : v.num.toNumber();
+  }
+  const opened = await configureBackend(type, attrs, { cwd: workingDir, env: process.env });
+  const backend = opened.backend;
+  if (!backend || opened.diagnostics.some((d) => d.severity === 'error')) return { state: null, diagnostics: plainDiags(opened.diagnostics) };
+  try {
+    const ws = str(get(cfg, 'workspace')) ?? 'default';
+    let mgr: Awaited<ReturnType<typeof backend.stateMgr>>;
+    try {
+      mgr = await backend.stateMgr(ws);
+    } catch (e) {
+      return { state: null, diagnostics: [attrError([attrStep('backend')], 'Error loading state error', `error loading the remote state: ${(e as Error).message}`)] };
+    }
+    const rd = await mgr.refresh();
+    if (rd.some((d) => d.severity === 'error')) return { state: null, diagnostics: plainDiags(rd) };
+    const st = mgr.read();
+    const base = remoteStateBase(cfg);
+    if (!st) {
+      return {
+        state: { ...base, outputs: Value.object({}) },
+        diagnostics: [attrError([attrStep('workspace')], 'Unable to find remote state', 'No stored state was found for the given workspace in the given backend.')],
+      };
+    }
+    const outputs = new Map<string, Value>();
+    if (!base.defaults.isNull) for (const [k, v] of base.defaults.entries) outputs.set(k, v);
+    for (const [k, o] of st.outputs) {
+      const dec = unmarshalState(o.valueJSON, typeFromJSON(JSON.parse(o.typeJSON)));
+      if ('value' in dec) outputs.set(k, dec.value);
+    }
+    return { state: { ...base, outputs: Value.object(outputs) } };
+  } finally {
+    await (backend as { close?(): Promise<void> }).close?.();
+  }
 }
 
 /** The `terraform` provider. */
