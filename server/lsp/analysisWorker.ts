@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { parentPort, Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
+import { installWorkerProviders } from './providers';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
 
@@ -45,6 +46,7 @@ type Response =
 export function serveAnalysis(engine: Engine): void {
   const port = parentPort;
   if (!port) throw new Error('serveAnalysis must run in a worker thread');
+  installWorkerProviders(); // the workspace's provider binaries, pooled (trusted workspaces only)
   const ready = engine.init();
   const overlaysByDir = new Map<string, Map<string, string>>();
   port.on('message', async (req: Request) => {

@@ -17,6 +17,7 @@ import type { Provider } from '../providers/provider';
 import { format } from '../fmt/format';
 import { syntaxDiagnostics } from '../syntax/errors';
 import { initParser } from '../syntax/treesitter';
+import { analysisProviders } from './providers';
 
 /** The analysis of one module directory: its diagnostics, by the absolute path of the file they concern. */
 export interface DirectoryAnalysis {
@@ -122,7 +123,10 @@ export async function withProviderDiagnostics(dir: string, result: ValidateResul
   const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
   const skip = (r: Resource) =>
     errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
-  const extra = await providerValidationDiagnostics(mod, { providers: builtinProviders, cwd: dir, skip, throughDynamic: true, contextFree });
+  // Provider binaries (worker threads with a pool, providers.ts) only for a real directory, not the single-file pass.
+  const ps = analysisProviders(dir, builtinProviders, contextFree);
+  const extra = await providerValidationDiagnostics(mod, { providers: ps.providers, cwd: dir, skip, throughDynamic: true, contextFree });
+  extra.push(...ps.diagnostics());
   return extra.length ? [...result.diagnostics, ...extra] : result.diagnostics;
 }
 

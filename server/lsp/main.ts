@@ -10,6 +10,7 @@ import { defaultEngine } from './engine';
 import { describeError } from './log';
 import { startServer } from './server';
 import { PREVIEW_WORKER_ROLE, servePreview } from './preview/worker';
+import { observeTrust, trackProviderProcesses } from './providers';
 
 if (!isMainThread && (workerData as { role?: string } | undefined)?.role === ANALYSIS_WORKER_ROLE) {
   serveAnalysis(defaultEngine);
@@ -20,5 +21,8 @@ if (!isMainThread && (workerData as { role?: string } | undefined)?.role === ANA
   // A bug outside any handler (a timer, a stray promise) is logged, not allowed to kill the server.
   process.on('uncaughtException', (e) => connection.console.error(`uncaught: ${describeError(e)}`));
   process.on('unhandledRejection', (e) => connection.console.error(`unhandled rejection: ${describeError(e)}`));
+  // Workers run provider binaries only in a trusted workspace; their processes end with them (providers.ts).
+  observeTrust(connection);
+  trackProviderProcesses();
   startServer(connection, new WorkerEngine(__filename, defaultEngine));
 }

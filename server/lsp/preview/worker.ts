@@ -47,6 +47,7 @@ import { toLspDiagnostic } from '../convert';
 import type { PlannedDiffRequest, ResourceChangeInfo, RunDiagnostic, RunOptions, RunProgressParams, StateRequest, WorkspacesRequest } from '../protocol';
 import { driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
+import { installWorkerProviders } from '../providers';
 
 export const PREVIEW_WORKER_ROLE = 'foresight-preview';
 
@@ -646,6 +647,7 @@ export function servePreview(): void {
             result = cancel(req.runId);
             break;
           case 'state':
+  installWorkerProviders(); // plans reach the workspace's provider binaries through one pool (../providers.ts)
             result = await readState(req.dir);
             break;
           case 'workspaces':

@@ -1,0 +1,216 @@
+// Provider binaries in the language server (issue 10 §1/§3): each worker thread (analysis, preview) has one
+// ProviderPool (server/plugin/pool.ts), installed as the default pool of externalProvider (plugin/client/factory.ts),
+// so the analysis' validation and the preview's plans reach a workspace's real providers (aws, ...) and reuse one
+// process per workspace and provider address. Schemas come from the disk schema cache (plugin/schemacache.ts, keyed
+// by the package hash), so a new process is not asked GetProviderSchema when a previous one already answered it.
+//
+//   Main thread (main.ts):
+//     observeTrust(connection)     follows workspace trust (InitializationOptions.trusted, TrustNotification) and
+//                                  tells every worker (BroadcastChannel TRUST_CHANNEL; new workers read the
+//                                  FORESIGHT_LSP_TRUSTED environment variable they are created with, and ask again).
+//     trackProviderProcesses()     records the pid of every provider process a worker starts; when the worker thread
+//                                  is gone (terminated after a timeout, or disposed on shutdown) its processes get
+//                                  SIGTERM, then SIGKILL after 2 s; all get SIGKILL when the server process exits.
+//   Worker threads (analysisWorker.ts, preview/worker.ts):
+//     installWorkerProviders()     creates the worker's pool (untrusted → it starts nothing and answers "Provider not
+//                                  started in an untrusted workspace"), idle processes stop after
+//                                  FORESIGHT_PROVIDER_IDLE_MS (default 5 minutes), all stop when the worker exits.
+//     analysisProviders(dir, b, o) the provider factory of one analysis: built-in providers first, then the pooled
+//                                  binaries; diagnostics() returns what the editor must show that validation alone
+//                                  would swallow (the untrusted notice, a provider that failed to start).
+//
+// Worker threads cannot clean up when terminated (no code runs), and a child process outlives the thread that
+// spawned it, hence the pid tracking on the main thread. A process whose start is still in its handshake when the
+// worker is terminated is not yet known to the main thread (it is killed when the server exits).
+
+import { existsSync, readlinkSync } from 'node:fs';
+import { BroadcastChannel, isMainThread } from 'node:worker_threads';
+import type { Diagnostic } from '../diags/diagnostic';
+import type { Provider } from '../providers/provider';
+import { externalProvider, setDefaultPool } from '../plugin/client/factory';
+import { PluginProcess } from '../plugin/client/process';
+import { ProviderPool } from '../plugin/pool';
+import { TrustNotification } from './protocol';
+
+export const TRUST_CHANNEL = 'foresight-lsp-trust';
+export const PROCESS_CHANNEL = 'foresight-lsp-provider-processes';
+const TRUST_ENV = 'FORESIGHT_LSP_TRUSTED';
+
+type TrustMessage = { trusted: boolean } | { ask: true };
+type ProcessMessage = { tid: string; pid: number; event: 'started' | 'exited' };
+
+// ---- main thread -----------------------------------------------------------------------------------------------
+
+interface TrustSource {
+  onInitialize(handler: (params: any, ...rest: any[]) => any): unknown;
+  onNotification(...args: any[]): unknown;
+}
+
+/**
+ * Follows workspace trust on `connection` without taking over its handlers: the initialize handler and the
+ * TrustNotification handler registered later (by the server and the preview) are wrapped so that trust is read
+ * before they run. Call before startServer. Trust is false until initialize says otherwise (InitializationOptions
+ * .trusted, default true), so a worker created earlier starts nothing by mistake.
+ */
+export function observeTrust(connection: TrustSource): { trusted(): boolean } {
+  let trusted = false;
+  const channel = new BroadcastChannel(TRUST_CHANNEL);
+  channel.unref();
+  const set = (t: boolean) => {
+    trusted = t;
+    process.env[TRUST_ENV] = t ? '1' : '0';
+    channel.postMessage({ trusted: t } satisfies TrustMessage);
+  };
+  process.env[TRUST_ENV] = '0';
+  channel.onmessage = (ev) => {
+    const m = (ev as { data?: TrustMessage }).data;
+    if (m && 'ask' in m) channel.postMessage({ trusted } satisfies TrustMessage);
+  };
+  const onInitialize = connection.onInitialize.bind(connection);
+  connection.onInitialize = (handler) =>
+    onInitialize((params: { initializationOptions?: { trusted?: unknown } }, ...rest: unknown[]) => {
+      set(params?.initializationOptions?.trusted !== false);
+      return handler(params, ...rest);
+    });
+  const onNotification = connection.onNotification.bind(connection);
+  connection.onNotification = (...args: any[]) => {
+    const [type, handler] = args;
+    const method = typeof type === 'string' ? type : (type as { method?: string } | undefined)?.method;
+    if (method === TrustNotification.method && typeof handler === 'function')
+      return onNotification(type, (p: { trusted?: unknown }, ...rest: unknown[]) => {
+        set(p?.trusted !== false);
+        return handler(p, ...rest);
+      });
+    return onNotification(...args);
+  };
+  return { trusted: () => trusted };
+}
+
+/** Main thread: kills the provider processes of worker threads that are gone, and all of them at exit. */
+export function trackProviderProcesses(): { live(): number[]; stop(): void } {
+  const byThread = new Map<string, Set<number>>();
+  const channel = new BroadcastChannel(PROCESS_CHANNEL);
+  channel.unref();
+  const kill = (pid: number, signal: NodeJS.Signals) => {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const sweep = () => {
+    for (const [tid, pids] of byThread) {
+      if (existsSync(`/proc/self/task/${tid}`)) continue;
+      byThread.delete(tid);
+      for (const pid of pids) {
+        kill(pid, 'SIGTERM');
+        setTimeout(() => kill(pid, 'SIGKILL'), 2000).unref();
+      }
+    }
+  };
+  const timer = setInterval(sweep, 1000);
+  timer.unref();
+  channel.onmessage = (ev) => {
+    const m = (ev as { data?: ProcessMessage }).data;
+    if (!m || typeof m.pid !== 'number') return;
+    let pids = byThread.get(m.tid);
+    if (!pids) byThread.set(m.tid, (pids = new Set()));
+    if (m.event === 'started') pids.add(m.pid);
+    else pids.delete(m.pid);
+  };
+  const atExit = () => {
+    for (const pids of byThread.values()) for (const pid of pids) kill(pid, 'SIGKILL');
+  };
+  process.on('exit', atExit);
+  return {
+    live: () => [...byThread.values()].flatMap((s) => [...s]),
+    stop() {
+      clearInterval(timer);
+      channel.close();
+      process.off('exit', atExit);
+    },
+  };
+}
+
+// ---- worker threads ------------------------------------------------------------------------------------------
+
+let installed: { pool: ProviderPool; trusted(): boolean } | undefined;
+
+/** The OS thread id of this thread ("" where /proc is not available). */
+function threadId(): string {
+  try {
+    return readlinkSync('/proc/thread-self').split('/').pop() ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Creates this worker's provider pool and makes it the default pool of externalProvider (once per thread). Returns
+ * the pool, for tests and measurements.
+ */
+export function installWorkerProviders(): ProviderPool {
+  if (installed) return installed.pool;
+  if (isMainThread) throw new Error('installWorkerProviders runs in a worker thread');
+  let trusted = process.env[TRUST_ENV] === '1';
+  const trust = new BroadcastChannel(TRUST_CHANNEL);
+  trust.unref();
+  trust.onmessage = (ev) => {
+    const m = (ev as { data?: TrustMessage }).data;
+    if (m && 'trusted' in m) trusted = m.trusted === true;
+  };
+  trust.postMessage({ ask: true } satisfies TrustMessage);
+
+  // Every process this thread starts is reported to the main thread (see the header).
+  const tid = threadId();
+  const procs = new BroadcastChannel(PROCESS_CHANNEL);
+  procs.unref();
+  const start = PluginProcess.start.bind(PluginProcess);
+  PluginProcess.start = async (opts) => {
+    const p = await start(opts);
+    const pid = p.pid;
+    if (tid && pid !== undefined) {
+      procs.postMessage({ tid, pid, event: 'started' } satisfies ProcessMessage);
+      void p.exited.then(() => procs.postMessage({ tid, pid, event: 'exited' } satisfies ProcessMessage));
+    }
+    return p;
+  };
+
+  const idle = Number(process.env.FORESIGHT_PROVIDER_IDLE_MS);
+  const pool = new ProviderPool({ trusted: () => trusted, idleMs: idle > 0 ? idle : undefined });
+  setDefaultPool(pool);
+  installed = { pool, trusted: () => trusted };
+  return pool;
+}
+
+/** Summaries of schema failures validation would swallow but the editor shows (see analysisProviders). */
+const QUIET = new Set(['Missing required provider', 'Required plugins are not installed']);
+
+/**
+ * The providers one analysis of `dir` validates with: `builtin` first (Foresight's own, allowed untrusted), then,
+ * in a worker with a pool, the workspace's provider binaries. An uninitialised workspace keeps its editor quiet
+ * (no "Missing required provider": validation skips what it has no schema for, as before); an untrusted one, or a
+ * provider that fails to start, gets its diagnostic through diagnostics(), once per provider.
+ */
+export function analysisProviders(dir: string, builtin: (fqn: string) => Provider | undefined, builtinOnly = false): { providers(fqn: string): Provider | undefined; diagnostics(): Diagnostic[] } {
+  const made = new Map<string, Provider | undefined>();
+  const notes: Diagnostic[] = [];
+  return {
+    providers(fqn) {
+      if (made.has(fqn)) return made.get(fqn);
+      let p = builtin(fqn);
+      if (!p && installed && !builtinOnly) {
+        const ext = externalProvider({ workDir: dir, fqn });
+        p = Object.create(ext) as Provider;
+        p.getProviderSchema = async () => {
+          const s = await ext.getProviderSchema();
+          for (const d of s.diagnostics) if (d.severity === 'error' && !QUIET.has(d.summary)) notes.push(d);
+          return s;
+        };
+      }
+      made.set(fqn, p);
+      return p;
+    },
+    diagnostics: () => notes,
+  };
+}

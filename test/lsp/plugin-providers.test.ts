@@ -1,0 +1,163 @@
+// Provider binaries in the language server (server/lsp/providers.ts), over stdio to dist/server.js: a resource of a
+// provider Foresight does not carry (the scripted test provider serving `random` as example.com/test/random, found
+// through dev_overrides) gets the provider's own ValidateResourceConfig diagnostic at the attribute, exactly as the
+// built-in hashicorp/random gives it; later edits reuse the same provider process (one pid in the provider's RPC
+// log); the process ends when the server shuts down; an untrusted workspace starts no process and says why.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Diagnostic } from 'vscode-languageserver-protocol';
+import { TestClient, type Published } from './client';
+import { writeTestProvider } from '../plugin/client-harness';
+
+const FQN = 'example.com/test/random';
+const root = mkdtempSync(join(tmpdir(), 'fs-lsp-plugin-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+
+const NO_PREVIEW = { debounceMs: 10, preview: false };
+
+/** A provider wrapper, CLI configuration and schema cache for one test; the server inherits the environment. */
+async function setup(name: string): Promise<{ log: string; dir(files: Record<string, string>, sub: string): string }> {
+  const bin = join(root, name, 'bin');
+  const log = join(root, name, 'rpc.log');
+  await writeTestProvider(bin, 'random', { FAKE_LOG: log });
+  const rc = join(root, name, 'cli.tfrc');
+  writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "${FQN}" = "${bin}"\n  }\n  direct {}\n}\n`);
+  process.env.TF_CLI_CONFIG_FILE = rc;
+  process.env.FORESIGHT_SCHEMA_CACHE_DIR = join(root, name, 'schemas');
+  return {
+    log,
+    dir(files, sub) {
+      const d = join(root, name, sub);
+      mkdirSync(d, { recursive: true });
+      for (const [n, t] of Object.entries(files)) writeFileSync(join(d, n), t);
+      return d;
+    },
+  };
+}
+
+const rpcs = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => l.split(' ')) : []);
+
+const config = (source: string, length: string) => `terraform {
+  required_providers {
+    random = {
+      source = "${source}"
+    }
+  }
+}
+
+resource "random_password" "p" {
+  length = ${length}
+}
+`;
+
+type Want = [[number, number, number, number], string, string?];
+const simplify = (ds: Diagnostic[]): Want[] =>
+  ds.map((d): Want => [[d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character], String(d.message), String(d.code)]);
+
+/** The latest diagnostics of `uri` when there are some (of document version `version`, if given). */
+const nonEmpty = (c: TestClient, uri: string, version?: number): Published | undefined => {
+  const p = c.latest(uri);
+  return p && p.diagnostics.length && (version === undefined || p.version === version) ? p : undefined;
+};
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('a plugin provider validates while typing, one process for every edit, stopped at shutdown', async () => {
+  const w = await setup('trusted');
+  const plugin = w.dir({ 'main.tf': config(FQN, '0') }, 'plugin');
+  const builtin = w.dir({ 'main.tf': config('hashicorp/random', '0') }, 'builtin');
+  const c = new TestClient();
+  try {
+    await c.initialize({}, { ...NO_PREVIEW, trusted: true });
+    const uri = pathToFileURL(join(plugin, 'main.tf')).href;
+    const bUri = pathToFileURL(join(builtin, 'main.tf')).href;
+    const want: Want[] = [[[9, 11, 9, 12], 'Invalid Attribute Value\n\nAttribute length value must be at least 1, got: 0', 'provider']];
+    const t0 = performance.now();
+    await c.open(uri, config(FQN, '0'));
+    const first = await c.waitFor('plugin diagnostics', () => nonEmpty(c, uri), 60_000);
+    console.log(`first diagnostics through the plugin: ${(performance.now() - t0).toFixed(0)} ms`);
+    assert.deepEqual(simplify(first.diagnostics), want);
+    // The same diagnostic the built-in provider gives for the same text.
+    await c.open(bUri, config('hashicorp/random', '0'));
+    const b = await c.waitFor('built-in diagnostics', () => nonEmpty(c, bUri), 30_000);
+    assert.deepEqual(simplify(b.diagnostics), want);
+
+    // Two edits: fixed (no diagnostics), broken again with another value; both answered by the same process.
+    await c.change(uri, 2, [{ text: config(FQN, '12') }]);
+    await c.waitFor('fixed', () => c.latest(uri)?.version === 2 && c.latest(uri)!.diagnostics.length === 0, 30_000);
+    await c.change(uri, 3, [{ text: config(FQN, '-3') }]);
+    const third = await c.waitFor('broken again', () => nonEmpty(c, uri, 3), 30_000);
+    assert.deepEqual(simplify(third.diagnostics), [[[9, 11, 9, 13], 'Invalid Attribute Value\n\nAttribute length value must be at least 1, got: -3', 'provider'],
+      [[9, 11, 9, 13], 'Invalid Attribute Value\n\nAttribute length value must be at least sum of min_upper + min_lower + min_numeric + min_special, got: -3', 'provider'],
+    ]);
+
+    const log = rpcs(w.log);
+    const pids = [...new Set(log.map(([pid]) => pid))];
+    assert.equal(pids.length, 1, `one provider process for every analysis: ${JSON.stringify(log)}`);
+    assert.ok(log.filter(([, r]) => r === 'ValidateResourceConfig').length >= 3, JSON.stringify(log));
+    assert.equal(log.filter(([, r]) => r === 'GetProviderSchema').length, 1, 'schema asked once');
+    assert.ok(alive(Number(pids[0])));
+    await c.stop();
+    const deadline = Date.now() + 5000;
+    while (alive(Number(pids[0])) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(alive(Number(pids[0])), false, 'the provider process ends with the server');
+  } finally {
+    await c.stop();
+  }
+});
+
+test('a second server answers the schema from the disk cache: the new process is not asked GetProviderSchema', async () => {
+  const w = await setup('cached');
+  const plugin = w.dir({ 'main.tf': config(FQN, '0') }, 'plugin');
+  const uri = pathToFileURL(join(plugin, 'main.tf')).href;
+  for (let round = 0; round < 2; round++) {
+    const c = new TestClient();
+    try {
+      await c.initialize({}, { ...NO_PREVIEW, trusted: true });
+      await c.open(uri, config(FQN, '0'));
+      const d = await c.waitFor('plugin diagnostics', () => nonEmpty(c, uri), 60_000);
+      assert.equal(d.diagnostics[0].message, 'Invalid Attribute Value\n\nAttribute length value must be at least 1, got: 0');
+    } finally {
+      await c.stop();
+    }
+  }
+  const log = rpcs(w.log);
+  assert.equal(new Set(log.map(([pid]) => pid)).size, 2, 'one process per server');
+  assert.equal(log.filter(([, r]) => r === 'GetProviderSchema').length, 1, 'the second process answered from the cache');
+});
+
+test('untrusted workspace: no provider process, a diagnostic says why', async () => {
+  const w = await setup('untrusted');
+  const plugin = w.dir({ 'main.tf': config(FQN, '0') }, 'plugin');
+  const c = new TestClient();
+  try {
+    await c.initialize({}, { ...NO_PREVIEW, trusted: false });
+    const uri = pathToFileURL(join(plugin, 'main.tf')).href;
+    await c.open(uri, config(FQN, '0'));
+    const d = await c.waitFor('untrusted notice', () => nonEmpty(c, uri), 30_000);
+    assert.equal(d.diagnostics.length, 1);
+    assert.match(String(d.diagnostics[0].message), /^Provider not started in an untrusted workspace\n\nForesight does not run provider binaries in a workspace you have not trusted, so example\.com\/test\/random \(.*terraform-provider-random\) was not started\./);
+    assert.deepEqual(rpcs(w.log), [], 'no provider process was started');
+    // Trusting the workspace: the next analysis starts the provider.
+    await c.conn.sendNotification('foresight/trust', { trusted: true });
+    await c.change(uri, 2, [{ text: config(FQN, '-1') }]);
+    const t = await c.waitFor('trusted diagnostics', () => (c.latest(uri)?.version === 2 ? c.latest(uri) : undefined), 60_000);
+    assert.deepEqual(simplify(t.diagnostics), [[[9, 11, 9, 13], 'Invalid Attribute Value\n\nAttribute length value must be at least 1, got: -1', 'provider'],
+      [[9, 11, 9, 13], 'Invalid Attribute Value\n\nAttribute length value must be at least sum of min_upper + min_lower + min_numeric + min_special, got: -1', 'provider'],
+    ]);
+  } finally {
+    await c.stop();
+  }
+});
