@@ -393,7 +393,9 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
   }
 
   const providers = stoppable(providerFactory(io), a.signal);
-  const warnings = cfg.diags.filter((d) => d.severity !== 'error');
+  // Warnings of the state read (a journal replayed by the backend: "State recovered from journal") are shown with
+  // the plan's, for plan, apply and destroy alike (terraform has no journal, so no analogue).
+  const warnings = [...cfg.diags.filter((d) => d.severity !== 'error'), ...rd];
   let planResult: { plan: Plan; diagnostics: Diagnostic[] } | undefined;
   if (!hasErrors(varDiags)) {
     planResult = await enginePlan({
@@ -414,7 +416,9 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
   }
   const diags = [...warnings, ...varDiags, ...(planResult?.diagnostics ?? [])];
   if (!planResult || hasErrors(diags)) {
-    if (hasErrors(diags.filter((d) => !VALIDATE_TIME_ERRORS.has(d.summary)))) view.planFailed(planResult?.plan, a.mode);
+    // backend_apply.go renders an errored plan only when it holds changes (NoOp included); backend_plan.go always.
+    const shown = a.verb === 'plan' || a.verb === 'refresh' || (planResult?.plan !== undefined && (planResult.plan.changes.length > 0 || planResult.plan.outputs.length > 0));
+    if (shown && hasErrors(diags.filter((d) => !VALIDATE_TIME_ERRORS.has(d.summary)))) view.planFailed(planResult?.plan, a.mode);
     view.diagnostics(diags, render);
     return 1;
   }
@@ -444,8 +448,9 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
         view.diagnostics([error('Failed to write plan file', err)], render);
         return 1;
       }
-      view.savedPlan(a.out);
-    } else view.planNextStep();
+      // As backend_plan.go: the next-step note (or "Saved the plan to") only for an applyable plan.
+      if (plan.applyable) view.savedPlan(a.out);
+    } else if (plan.applyable) view.planNextStep();
     if (a.detailedExitcode && hasChanges(plan)) return 2;
     return 0;
   }

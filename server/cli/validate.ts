@@ -111,6 +111,7 @@ export function jsonOutput(diags: readonly Diagnostic[], sources: ReadonlyMap<st
 
 export function jsonDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>, contextOf: (r: Range) => string | undefined): object {
   const o: Record<string, unknown> = { severity: d.severity, summary: d.summary, detail: d.detail ?? '' };
+  if (d.address) o.address = d.address;
   if (!d.subject) return o;
   const hl = { ...d.subject, start: { ...d.subject.start }, end: { ...d.subject.end } };
   let snip: Range = d.context && d.context.filename === hl.filename ? d.context : hl;

@@ -37,6 +37,11 @@ export interface Diagnostic {
   values?: ExpressionValue[];
   /** Attribute path inside a resource (provider diagnostics), as Terraform's cty.Path steps. */
   attributePath?: (string | number)[];
+  /** Terraform's diagnostic address (tfdiags InConfigBody): the resource instance or provider a provider's
+   *  answer concerns, printed as "  with ADDR," above the snippet and as JSON "address". */
+  address?: string;
+  /** tfdiags.Sourceless: a failed plugin call (crash, undecodable answer), never placed in a configuration body. */
+  sourceless?: boolean;
   /** Free-form origin marker for editors ("syntax", "static", "eval", "provider", "plan"). */
   source?: string;
 }

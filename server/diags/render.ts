@@ -39,7 +39,9 @@ export function renderDiagnostic(d: Diagnostic, opts: RenderOptions): string {
   const snippet = renderSnippet(d, opts, col);
   // Terraform's colour formatter ends the summary line with a reset; the snippet starts with it, and without a
   // snippet it stands at the start of the next line.
-  buf += snippet === '' ? col(C.reset) : snippet;
+  // The "with ADDR," line (appendSourceSnippets) comes right after that reset, before the snippet.
+  const withLine = d.address ? `  with ${d.address},\n` : '';
+  buf += snippet === '' ? col(C.reset) + withLine : col(C.reset) + withLine + snippet.slice(col(C.reset).length);
   if (d.detail) {
     const paraWidth = color ? width - 2 - 1 : width - 1;
     for (const line of d.detail.split('\n')) {

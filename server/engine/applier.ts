@@ -417,7 +417,12 @@ class Applier {
     }
     if (!failed && !resp.legacyTypeSystem && !newVal.isNull) {
       const errs = assertObjectCompatible(block, planned, newVal);
-      if (errs.length) diags.push(...inconsistentResultDiagnostics(errs, addrStr, c.providerAddr));
+      // An error of the apply (as Terraform's apply() returns it): the object is saved, tainted when created or
+      // replacing (maybeTainted), and the hook reports a failure rather than "Creation complete".
+      if (errs.length) {
+        diags.push(...inconsistentResultDiagnostics(errs, addrStr, c.providerAddr));
+        failed = true;
+      }
     }
     const marked = newVal.isNull ? newVal : markObject(markWithPaths(newVal, configMarks), schema);
     this.hooks.postApply?.(addr, undefined, action, marked, failed);

@@ -52,6 +52,9 @@ import {
 import { matchesTargets, parseTarget, parseTargets, type Target } from './targets';
 import { applyMoves } from './refactor';
 import { applyIgnoreChanges } from './lifecycle';
+import { attributeRange } from './validate';
+import type { Body } from '../config/hclbody';
+import type { ProviderDiagnostic } from '../providers/provider';
 
 export interface PlanOptions {
   /** The loaded root module (config/load.ts loadModuleTree). */
@@ -544,7 +547,8 @@ class Planner {
     }
     const { value: unmarkedConfig, marks: configMarks } = unmarkDeepWithPaths(config);
     const vr = await p.provider.validateResourceConfig({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
-    diags.push(...vr.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    // (Terraform's validate walk, before planning, reports these with the resource's static address.)
+    diags.push(...vr.diagnostics.map((d) => withAddr(d, configResourceAddr(staticPath(addr.module), resourceKey(addr)), r.config)));
     if (hasErr(vr.diagnostics)) {
       outDiags.push(...diags);
       return undefined;
@@ -559,7 +563,7 @@ class Planner {
     let resp = await this.ctx.sem.run(() =>
       p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: configForPlan, priorPrivate: tainted ? new Uint8Array() : priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
     );
-    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
     if (hasErr(resp.diagnostics)) {
       outDiags.push(...diags);
       return undefined;
@@ -607,7 +611,7 @@ class Planner {
       resp = await this.ctx.sem.run(() =>
         p.provider.planResourceChange({ typeName: r.type, priorState: nullObj, proposedNewState: proposed, config: configForPlan, priorPrivate: new Uint8Array(), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
       );
-      diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+      diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
       if (hasErr(resp.diagnostics)) {
         outDiags.push(...diags);
         return undefined;
@@ -726,7 +730,7 @@ class Planner {
     }
     const { value: unmarkedConfig, marks } = unmarkDeepWithPaths(config);
     const vr = await p.provider.validateDataResourceConfig({ typeName: r.type, config: unmarkedConfig });
-    diags.push(...vr.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    diags.push(...vr.diagnostics.map((d) => withAddr(d, configResourceAddr(staticPath(addr.module), resourceKey(addr)), r.config)));
     if (hasErr(vr.diagnostics)) {
       outDiags.push(...diags);
       return undefined;
@@ -753,7 +757,7 @@ class Planner {
     }
     this.hooks.preReadData?.(addr);
     const resp = await this.ctx.sem.run(() => p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
-    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.declRange)));
+    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
     if (hasErr(resp.diagnostics)) {
       this.hooks.postReadData?.(addr, true);
       outDiags.push(...diags);
@@ -917,10 +921,17 @@ function fromState(p: import('../states/state').AttrPath): Path {
 }
 
 
-function withAddr(d: Diagnostic, addr: InstanceAddr, subject?: import('../diags/diagnostic').Range): Diagnostic {
-  void addr;
-  if (d.subject || !subject) return d;
-  return { ...d, subject };
+/**
+ * tfdiags InConfigBody for a provider's answer about `addr` configured by `body`: the address is recorded and the
+ * range is the attribute path's in the body (the body's end without one). A failed call (sourceless) stays as is.
+ */
+function withAddr(d: Diagnostic, addr: InstanceAddr | string, body?: Body): Diagnostic {
+  if (!body || d.sourceless) return d;
+  const { path, ...rest } = d as ProviderDiagnostic;
+  const out: Diagnostic = { ...rest };
+  if (!out.address) out.address = typeof addr === 'string' ? addr : instanceAddrString(addr);
+  if (!out.subject) out.subject = attributeRange(body, path ?? []);
+  return out;
 }
 
 export function preventDestroyDiag(addr: InstanceAddr, r: Resource): Diagnostic {

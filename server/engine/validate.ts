@@ -127,7 +127,7 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
         for (const d of c.diags) out.push(d);
         continue;
       }
-      const diags = await validateResource(r, fqn, e.provider, e.schema, ev, opts);
+      const diags = await validateResource(r, fqn, e.provider, e.schema, ev, opts, `${addr ? addr + '.' : ''}${r.mode === 'managed' ? '' : 'data.'}${r.type}.${r.name}`);
       if (key !== undefined) bodyCache.set(r.config, { key, diags });
       for (const d of diags) out.push(d);
     }
@@ -153,6 +153,7 @@ async function validateResource(
   ps: GetProviderSchemaResponse,
   ev: ModuleEvaluator,
   opts: ProviderValidationOptions,
+  address?: string,
 ): Promise<Diagnostic[]> {
   const managed = r.mode === 'managed';
   const schema = managed ? ps.resourceTypes[r.type] : ps.dataSources[r.type];
@@ -186,7 +187,7 @@ async function validateResource(
   const resp = managed
     ? await provider.validateResourceConfig({ ...req, clientCapabilities: { deferralAllowed: false, writeOnlyAttributesAllowed: true } })
     : await provider.validateDataResourceConfig(req);
-  diags.push(...resp.diagnostics.map((d) => placed(d, r.config, opts)));
+  diags.push(...resp.diagnostics.map((d) => placed(d, r.config, opts, address)));
   return diags;
 }
 
@@ -280,9 +281,12 @@ function cacheKey(r: Resource, m: Module, base: string): string | undefined {
 
 // ---- placing provider diagnostics (tfdiags InConfigBody) -------------------------------------------------
 
-function placed(d: ProviderDiagnostic, body: Body, opts: ProviderValidationOptions): Diagnostic {
+function placed(d: ProviderDiagnostic, body: Body, opts: ProviderValidationOptions, address?: string): Diagnostic {
   const { path, ...rest } = d;
   const out: Diagnostic = { ...rest, source: rest.source ?? 'provider' };
+  if (out.sourceless) return out;
+  // InConfigBody keeps an address the diagnostic already has.
+  if (address && !out.address) out.address = address;
   if (out.subject) return out;
   out.subject = attributeRange(body, path ?? [], opts.throughDynamic === true);
   return out;

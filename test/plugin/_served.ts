@@ -25,6 +25,8 @@ function snapshotCli(): string {
   const to = join(dir, 'cli.js');
   for (let i = 0; i < 5; i++) {
     copyFileSync(resolve(REPO, 'dist/cli.js'), to);
+    // The parser's wasm files are looked up beside the bundle.
+    for (const w of ['web-tree-sitter.wasm', 'tree-sitter-terraform.wasm']) copyFileSync(resolve(REPO, 'dist', w), join(dir, w));
     if (spawnSync(process.execPath, [to, 'version'], { encoding: 'utf8' }).status === 0) break;
     spawnSync('sleep', ['2']);
   }

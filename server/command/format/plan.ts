@@ -132,7 +132,8 @@ function resourceChangeComment(c: ResourceInstanceChange, action: Action, drift:
   }
   out += '\n';
   if (prev !== instanceAddrString(c.addr) && !printedMoved) out += `  # [reset](moved from ${prev})\n`;
-  if (c.importing && !printedImported) out += `  # [reset](imported from "[bold]${c.importing.id}[reset]")\n`;
+  if (c.importing && !printedImported) out += `  # [reset](imported from "${c.importing.id}")\n`;
+  if (c.importing && (action === 'CreateThenDelete' || action === 'DeleteThenCreate')) out += '  # [reset][yellow]Warning: this will destroy the imported resource[reset]\n';
   return out;
 }
 

@@ -317,13 +317,14 @@ export class HumanView implements OperationView {
 
   savedPlan(path: string): void {
     if (this.io.env.TF_IN_AUTOMATION) return;
-    this.io.stdout(`\n${'─'.repeat(77)}\n\nSaved the plan to: ${path}\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply ${JSON.stringify(path)}\n`);
+    this.io.stdout(`${this.c(`[dark_gray]\n${'─'.repeat(77)}`)}\n\nSaved the plan to: ${path}\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply ${JSON.stringify(path)}\n`);
   }
 
   planNextStep(): void {
     if (this.io.env.TF_IN_AUTOMATION) return;
     this.io.stdout(
-      `\n${'─'.repeat(77)}\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run "terraform apply" now.\n`,
+      // format.HorizontalRule: dark grey when coloured.
+      `${this.c(`[dark_gray]\n${'─'.repeat(77)}`)}\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run "terraform apply" now.\n`,
     );
   }
 }

@@ -192,7 +192,8 @@ export class GrpcProvider implements P.Provider {
   }
 
   private async call<M extends Exclude<Method, 'getProviderSchema' | 'stopProvider'>>(method: M, req: Req<M>): Promise<Res<M>> {
-    const fail = (d: Diagnostic) => ({ diagnostics: [d], ...placeholders(method) }) as unknown as Res<M>;
+    // Terraform appends these as plain errors, not the provider's (contextual) diagnostics: no range, no address.
+    const fail = (d: Diagnostic) => ({ diagnostics: [{ ...d, sourceless: true }], ...placeholders(method) }) as unknown as Res<M>;
     if (this.closed) return fail(error('Plugin did not respond', `The provider ${this.opts.fqn} was already stopped.`));
     const schemas = await this.getProviderSchema();
     if (schemas.diagnostics.some((d) => d.severity === 'error')) return { ...fail(schemas.diagnostics[0]), diagnostics: schemas.diagnostics } as Res<M>;
