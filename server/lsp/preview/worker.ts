@@ -629,6 +629,7 @@ export function plannedDiff(dir: string, address: string, runId?: string): Plann
 export function servePreview(): void {
   const port = parentPort;
   if (!port) throw new Error('servePreview must run in a worker thread');
+  installWorkerProviders(); // plans reach the workspace's provider binaries through one pool (../providers.ts)
   const ready = initParser();
   const post = (m: WorkerMessage) => port.postMessage(m);
   port.on('message', (req: WorkerRequest) => {
@@ -647,7 +648,6 @@ export function servePreview(): void {
             result = cancel(req.runId);
             break;
           case 'state':
-  installWorkerProviders(); // plans reach the workspace's provider binaries through one pool (../providers.ts)
             result = await readState(req.dir);
             break;
           case 'workspaces':
