@@ -446,10 +446,11 @@ class PreviewController {
     return out;
   }
 
-  private hover(uri: string, pos: { line: number; character: number }): Hover | null {
+  private async hover(uri: string, pos: { line: number; character: number }): Promise<Hover | null> {
     const path = uriToPath(uri);
     const found = path === undefined ? undefined : this.presentation(path);
     if (!found) return null;
+    const data = this.dirs.get(found.dir)?.data;
     const before = (a: { line: number; character: number }, b: { line: number; character: number }) => a.line < b.line || (a.line === b.line && a.character <= b.character);
     let best: (typeof found.f.hovers)[number] | undefined;
     let bestSize = Infinity;
@@ -461,7 +462,10 @@ class PreviewController {
         bestSize = size;
       }
     }
-    return best ? { contents: { kind: 'markdown', value: best.markdown }, range: best.range } : null;
+    if (!best) return null;
+    // A resource block's plan rendering is made by the worker on request, from the plan of the preview shown.
+    const markdown = best.block && data ? await this.worker.request<string | null>({ kind: 'hover', previewId: data.previewId, block: best.block }) : best.markdown;
+    return markdown === null ? null : { contents: { kind: 'markdown', value: markdown }, range: best.range };
   }
 
   // ---- runs ----------------------------------------------------------------------------------------------

@@ -48,6 +48,11 @@ export interface HintInfo {
 export interface HoverInfo {
   range: LspRange;
   markdown: string;
+  /**
+   * A hover whose plan rendering is made on request (present's lazyHovers): the changes (changeAddress) that
+   * `blockHover` renders from the same plan; `markdown` is then empty.
+   */
+  block?: string[];
 }
 
 export interface FilePresentation {
@@ -236,7 +241,10 @@ export interface Presentation {
 }
 
 /** Builds everything the editor shows of `plan`, made from `root` over `src`. */
-export function present(plan: Plan, root: Module, src: Sources, knownDrift: readonly DriftInfo[] = []): Presentation {
+export function present(plan: Plan, root: Module, src: Sources, knownDrift: readonly DriftInfo[] = [], opts: { lazyHovers?: boolean } = {}): Presentation {
+  // The plan renderings of the resource hovers are most of present's time and are read one at a time, on hover.
+  const blockHoverOf = (range: LspRange, changes: ResourceInstanceChange[]): HoverInfo =>
+    opts.lazyHovers ? { range, markdown: '', block: changes.map(changeAddress) } : { range, markdown: blockMarkdown(plan, changes) };
   const files = new Map<string, FilePresentation>();
   const file = (filename: string): FilePresentation => {
     const p = src.abs(filename);
@@ -276,7 +284,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
       const target = (m.path ? m.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
       f.lenses.push({ range: declRange, title: lensTitle(changes, !!(r.count || r.forEach), drift, plan), target, instance: changes[0] ? instanceAddrString(changes[0].addr) : target });
       resourceHints(r, changes, src, f);
-      resourceHovers(plan, r, changes, src, f);
+      resourceHovers(plan, r, changes, src, f, blockHoverOf);
     }
     // Module calls: the summary of every change below them.
     for (const call of m.moduleCalls.values()) {
@@ -328,7 +336,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     for (const c of changes) {
       const why = reasonText(c);
       f.lenses.push({ range: where.range, title: `${actionLabel(c.action)} ${changeAddress(c)}${why ? ` (${why})` : ''}`, target: instanceAddrString(c.addr), instance: instanceAddrString(c.addr) });
-      f.hovers.push({ range: where.range, markdown: blockMarkdown(plan, [c]) });
+      f.hovers.push(blockHoverOf(where.range, [c]));
     }
   }
 
@@ -490,12 +498,25 @@ function blockMarkdown(plan: Plan, changes: ResourceInstanceChange[]): string {
   return parts.join('\n\n---\n\n');
 }
 
-function resourceHovers(plan: Plan, r: Resource, changes: ResourceInstanceChange[], src: Sources, f: FilePresentation): void {
+/** The markdown of a lazy hover (HoverInfo.block) from the plan its presentation was made from. */
+export function blockHover(plan: Plan, block: readonly string[]): string {
+  const want = new Set(block);
+  return blockMarkdown(plan, plan.changes.filter((c) => want.has(changeAddress(c))));
+}
+
+function resourceHovers(
+  plan: Plan,
+  r: Resource,
+  changes: ResourceInstanceChange[],
+  src: Sources,
+  f: FilePresentation,
+  blockHoverOf: (range: LspRange, changes: ResourceInstanceChange[]) => HoverInfo,
+): void {
   const head = src.range(r.declRange);
   const body = src.range(r.config.range);
   const whole: LspRange = { start: head.start, end: body.end.line > head.end.line || (body.end.line === head.end.line && body.end.character > head.end.character) ? body.end : head.end };
   const addr = `${r.mode === 'data' ? 'data.' : ''}${r.type}.${r.name}`;
-  f.hovers.push({ range: whole, markdown: changes.length ? blockMarkdown(plan, changes) : `**${addr}**: no planned instances` });
+  f.hovers.push(changes.length ? blockHoverOf(whole, changes) : { range: whole, markdown: `**${addr}**: no planned instances` });
   const live = changes.filter((c) => !c.deposedKey);
   for (const a of r.config.attributes) {
     if (!live.length) break;

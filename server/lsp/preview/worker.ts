@@ -45,7 +45,7 @@ import type { CliIO } from '../../cli/io';
 import { initParser } from '../../syntax/treesitter';
 import { toLspDiagnostic } from '../convert';
 import type { PlannedDiffRequest, ResourceChangeInfo, RunDiagnostic, RunOptions, RunProgressParams, StateRequest, WorkspacesRequest } from '../protocol';
-import { driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
+import { blockHover, driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { installWorkerProviders } from '../providers';
 
@@ -58,6 +58,8 @@ export interface PreviewSettings {
 
 export interface PreviewData {
   directory: string;
+  /** This preview's number in the worker: lazy hovers (HoverInfo.block) are rendered from its plan (`hover` request). */
+  previewId: number;
   complete: boolean;
   workspace: string;
   summary: { add: number; change: number; destroy: number; import: number; replace: number };
@@ -90,7 +92,8 @@ export type WorkerRequest =
   | { id: number; kind: 'cancel'; runId: string }
   | { id: number; kind: 'state'; dir: string }
   | { id: number; kind: 'workspaces'; dir: string; select?: string }
-  | { id: number; kind: 'diff'; dir: string; address: string; runId?: string };
+  | { id: number; kind: 'diff'; dir: string; address: string; runId?: string }
+  | { id: number; kind: 'hover'; previewId: number; block: string[] };
 
 export type WorkerMessage =
   | { id: number; result: unknown }
@@ -208,6 +211,15 @@ function lspDiagnostics(diags: readonly Diagnostic[], src: Sources): [string, Ls
 
 /** The last preview plan per directory (for PlannedDiffRequest without a run). */
 const lastPreview = new Map<string, { plan: Plan; config: Module }>();
+/** The plans of the latest previews by previewId (the main thread may still show one a newer preview superseded). */
+const previewPlans = new Map<number, Plan>();
+let nextPreviewId = 1;
+
+/** The markdown of a lazy hover of preview `previewId`; null when that preview is no longer kept. */
+function previewHover(previewId: number, block: string[]): string | null {
+  const plan = previewPlans.get(previewId);
+  return plan ? blockHover(plan, block) : null;
+}
 const previewAborts = new Map<string, AbortController>();
 /** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
 const fileCaches = new Map<string, FileCache>();
@@ -217,6 +229,7 @@ export function resetPreviewCaches(): void {
   fileCaches.clear();
   planCaches.clear();
   lastPreview.clear();
+  previewPlans.clear();
 }
 
 export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings, drift: DriftInfo[] = []): Promise<PreviewData> {
@@ -230,8 +243,10 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   const src = new Sources(dir, overlays);
   const b = localBackend(io);
   const workspace = b.currentWorkspace();
+  const previewId = nextPreviewId++;
   const empty = (diags: readonly Diagnostic[]): PreviewData => ({
     directory: dir,
+    previewId,
     complete: false,
     workspace,
     summary: { add: 0, change: 0, destroy: 0, import: 0, replace: 0 },
@@ -308,8 +323,10 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
   if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
   lastPreview.set(dir, { plan: res.plan, config: cfg.module });
+  previewPlans.set(previewId, res.plan);
+  if (previewPlans.size > 16) previewPlans.delete(previewPlans.keys().next().value as number);
   const diags = [...res.diagnostics];
-  const p = present(res.plan, cfg.module, src, drift);
+  const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true });
   // Locals as `foresight console` evaluates them (resources unknown): shown only where wholly known.
   const fin = finalizeRootVariables(cfg.module, parsed.values);
   const ev = new ModuleEvaluator(cfg.module, fin.inputs, { cwd: dir, workspace, console: true }, []);
@@ -321,6 +338,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   phase('present');
   return {
     directory: dir,
+    previewId,
     complete: !hasErrors(diags) && !res.plan.errored,
     workspace,
     summary: p.summary,
@@ -655,6 +673,9 @@ export function servePreview(): void {
             break;
           case 'diff':
             result = plannedDiff(req.dir, req.address, req.runId);
+            break;
+          case 'hover':
+            result = previewHover(req.previewId, req.block);
             break;
         }
         post({ id: req.id, result });
