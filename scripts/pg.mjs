@@ -127,11 +127,14 @@ if (process.argv[1] && process.argv[1].endsWith('pg.mjs')) {
         pg.stop();
         process.exit(0);
       });
-      process.stdin.resume();
-      process.stdin.on('end', () => {
+      const done = () => {
         pg.stop();
         process.exit(0);
-      });
+      };
+      process.on('SIGTERM', done);
+      process.stdin.on('data', done);
+      process.stdin.on('end', done);
+      process.stdin.resume();
     });
   } else {
     console.error('usage: node scripts/pg.mjs install|run');
