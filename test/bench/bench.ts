@@ -339,6 +339,7 @@ async function main(): Promise<void> {
     rows.push(...(await (await import('./pg-bench')).benchPg())); // pg state backend vs terraform (pg-bench.ts)
     rows.push(...(await benchLsp({ keep: o.keep }))); // the language server over stdio (lsp-bench.ts)
     rows.push(...(await (await import('./preview-bench')).benchPreview({ keep: o.keep }))); // preview plan after an edit over stdio (preview-bench.ts)
+    rows.push(...(await (await import('./lsp-aws-bench')).benchLspAws())); // editor latencies with the real aws provider (lsp-aws-bench.ts)
 
     // 4. Terraform, for comparison.
     if (terraformOnPath()) {
