@@ -195,3 +195,42 @@ test('unreadable remote state: plan reports terraform\'s statefile.Read diagnost
   ]);
   if (r.terraform) assert.deepEqual(r.foresight, r.terraform);
 });
+
+test('plan after an apply killed mid-run shows "State recovered from journal", as apply does (foresight only: terraform has no journal)', { timeout: 120_000 }, async () => {
+  const body = `resource "terraform_data" "r" {
+  count = 4
+  input = count.index
+}
+
+resource "time_sleep" "wait" {
+  create_duration = "30s"
+  depends_on      = [terraform_data.r]
+}
+`;
+  const killedApply = async (srv: StateServer, dir: string, env: NodeJS.ProcessEnv) => {
+    const init = await foresight(dir, env, ['init', '-input=false', '-no-color']);
+    assert.equal(init.status, 0, init.stdout + init.stderr);
+    const p = spawn('node', [CLI, 'apply', '-auto-approve', '-input=false', '-no-color'], { cwd: dir, env });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    for (let i = 0; i < 600 && !out.includes('time_sleep.wait: Creating...'); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(out, /time_sleep\.wait: Creating\.\.\./);
+    p.kill('SIGKILL');
+    await new Promise((r) => p.on('close', r));
+    srv.lock = undefined; // what `force-unlock` would do
+  };
+  // The detail is wrapped at 78 columns; where the line breaks depends on the port's length.
+  const warning = (base: string) =>
+    new RegExp(`\\nWarning: State recovered from journal\\n\\nForesight replayed 4 recorded change\\(s\\) of an interrupted run onto the state[ \\n]at[ \\n]${base.replace(/\./g, '\\.')}/state\\.\\n`);
+  for (const verb of ['plan', 'apply']) {
+    await withServer(async (srv, dir, env) => {
+      await killedApply(srv, dir, env);
+      const args = verb === 'plan' ? ['plan', '-input=false', '-no-color'] : ['apply', '-input=false', '-no-color'];
+      // apply without -auto-approve: the warning is shown before the prompt, then "no" cancels.
+      const r = await run('sh', ['-c', `echo no | node ${JSON.stringify(CLI)} ${args.join(' ')}`], dir, env);
+      assert.match(r.stdout, warning(srv.base), `${verb}:\n${r.stdout}\n${r.stderr}`);
+      assert.equal(r.stdout.split('State recovered from journal').length, 2, `${verb}: once`);
+      assert.match(r.stdout, /Plan: 1 to add, 0 to change, 0 to destroy\./);
+    }, body);
+  }
+});
