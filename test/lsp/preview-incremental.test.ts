@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { main } from '../../server/cli/main';
 import { makePreview, resetPreviewCaches, type PreviewData } from '../../server/lsp/preview/worker';
 import { initParser } from '../../server/syntax/treesitter';
+import { PreviewClient, workspace } from './preview-client';
 
 /** Deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
 function rng(seed: number): () => number {
@@ -99,5 +100,31 @@ test('preview: incremental previews after random edits equal fresh full previews
   } finally {
     resetPreviewCaches();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('preview: a resource hover is rendered on request, also while a syntax error keeps the last preview shown', async () => {
+  const text = 'resource "terraform_data" "a" {\n  input = "one"\n}\n';
+  const ws = workspace({ 'main.tf': text });
+  const c = new PreviewClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, previewDebounceMs: 10 });
+    const uri = ws.uri('main.tf');
+    await c.open(uri, text);
+    const p1 = await c.nextPreview(ws.dir);
+    assert.equal(p1.complete, true);
+    const rendered = [
+      '**terraform_data.a**: + create',
+      '```\n  # terraform_data.a will be created\n  + resource "terraform_data" "a" {\n      + id     = (known after apply)\n      + input  = "one"\n      + output = (known after apply)\n    }\n```',
+    ].join('\n\n');
+    assert.equal(await c.hover(uri, 0, 3), rendered);
+    // Half-typed text: the configuration does not load; the last preview's lenses and hovers stay.
+    await c.change(uri, 2, [{ text: text + 'resource "terraform_data" {\n' }]);
+    const p2 = await c.nextPreview(ws.dir, p1.version);
+    assert.equal(p2.complete, false);
+    assert.equal(await c.hover(uri, 0, 3), rendered);
+  } finally {
+    await c.stop();
+    ws.done();
   }
 });

@@ -273,7 +273,8 @@ class PreviewController {
         st.retries = 0;
         // A configuration that does not load (a syntax error mid-edit) keeps the last lenses and hints in place.
         const keep = !data.complete && data.files.length === 0 && st.data !== undefined;
-        st.data = keep ? { ...data, moduleDirs: st.data!.moduleDirs } : data;
+        // (previewId too: the kept files' lazy hovers render from the plan they were made from.)
+        st.data = keep ? { ...data, moduleDirs: st.data!.moduleDirs, previewId: st.data!.previewId } : data;
         if (!keep) st.files = new Map(data.files);
         this.session.log.info(
           `preview of ${dir}: ${Math.round(data.stats.durationMs)} ms, ${data.stats.planCalls} PlanResourceChange calls, ${data.stats.cacheHits} from cache`,

@@ -211,14 +211,17 @@ function lspDiagnostics(diags: readonly Diagnostic[], src: Sources): [string, Ls
 
 /** The last preview plan per directory (for PlannedDiffRequest without a run). */
 const lastPreview = new Map<string, { plan: Plan; config: Module }>();
-/** The plans of the latest previews by previewId (the main thread may still show one a newer preview superseded). */
-const previewPlans = new Map<number, Plan>();
+/**
+ * The plans of the latest previews by previewId, the last 4 of each directory (the main thread may still show one
+ * a newer preview superseded, or the last complete one while the configuration does not load).
+ */
+const previewPlans = new Map<number, { dir: string; plan: Plan }>();
 let nextPreviewId = 1;
 
 /** The markdown of a lazy hover of preview `previewId`; null when that preview is no longer kept. */
 function previewHover(previewId: number, block: string[]): string | null {
   const plan = previewPlans.get(previewId);
-  return plan ? blockHover(plan, block) : null;
+  return plan ? blockHover(plan.plan, block) : null;
 }
 const previewAborts = new Map<string, AbortController>();
 /** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
@@ -323,8 +326,10 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
   if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
   lastPreview.set(dir, { plan: res.plan, config: cfg.module });
-  previewPlans.set(previewId, res.plan);
-  if (previewPlans.size > 16) previewPlans.delete(previewPlans.keys().next().value as number);
+  previewPlans.set(previewId, { dir, plan: res.plan });
+  const ofDir = [...previewPlans].filter(([, e]) => e.dir === dir);
+  for (const [id] of ofDir.slice(0, -4)) previewPlans.delete(id);
+  if (previewPlans.size > 64) previewPlans.delete(previewPlans.keys().next().value as number);
   const diags = [...res.diagnostics];
   const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true });
   // Locals as `foresight console` evaluates them (resources unknown): shown only where wholly known.
