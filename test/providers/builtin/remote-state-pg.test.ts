@@ -35,7 +35,7 @@ const NOTICE = 'terraform is not installed; the terraform_remote_state pg compar
 function tool(cmd: 'foresight' | 'terraform', dir: string, args: string[]) {
   const rc = join(dir, '.terraformrc');
   writeFileSync(rc, '');
-  const env = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, TF_CLI_CONFIG_FILE: rc, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_LOG: '' };
   delete env.PG_CONN_STR;
   delete env.PG_SCHEMA_NAME;
   const r = cmd === 'foresight' ? spawnSync('node', [CLI, ...args], { cwd: dir, env, encoding: 'utf8' }) : spawnSync('terraform', args, { cwd: dir, env, encoding: 'utf8' });
