@@ -13,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
 import { TestClient, type Published } from './client';
 import { writeTestProvider } from '../plugin/client-harness';
+import { PreviewClient } from './preview-client';
+import type { PreviewResult } from '../../server/lsp/protocol';
 
 const FQN = 'example.com/test/random';
 const root = mkdtempSync(join(tmpdir(), 'fs-lsp-plugin-'));
@@ -157,6 +159,24 @@ test('untrusted workspace: no provider process, a diagnostic says why', async ()
     assert.deepEqual(simplify(t.diagnostics), [[[9, 11, 9, 13], 'Invalid Attribute Value\n\nAttribute length value must be at least 1, got: -1', 'provider'],
       [[9, 11, 9, 13], 'Invalid Attribute Value\n\nAttribute length value must be at least sum of min_upper + min_lower + min_numeric + min_special, got: -1', 'provider'],
     ]);
+  } finally {
+    await c.stop();
+  }
+});
+
+test('the preview plans with the plugin provider (its pooled process, not "Provider not started")', async () => {
+  const w = await setup('preview');
+  const plugin = w.dir({ 'main.tf': config(FQN, '12') }, 'plugin');
+  const c = new PreviewClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, trusted: true });
+    await c.open(pathToFileURL(join(plugin, 'main.tf')).href, config(FQN, '12'));
+    const p = await c.request<PreviewResult>('foresight/preview', { directory: plugin });
+    assert.deepEqual(p.diagnostics, []);
+    assert.equal(p.complete, true);
+    assert.equal(p.summary.add, 1);
+    assert.deepEqual(p.changes.map((ch) => ch.address), ['random_password.p']);
+    assert.ok(rpcs(w.log).some(([, r]) => r === 'PlanResourceChange'), JSON.stringify(rpcs(w.log)));
   } finally {
     await c.stop();
   }
