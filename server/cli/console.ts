@@ -14,6 +14,8 @@ import type { Expr } from '../lang/ast';
 
 export interface ConsoleIO {
   stdin: () => Promise<string>;
+  /** Standard input is a terminal: an interactive session, one line per stdin() call. */
+  interactive?: boolean;
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   cwd: string;
@@ -76,6 +78,7 @@ function isTypeCall(e: Expr): boolean {
 export async function runConsole(args: string[], io: ConsoleIO, scope?: Scope): Promise<number> {
   const color = !args.includes('-no-color');
   const sc = scope ?? emptyConsoleScope(io.cwd);
+  if (io.interactive) return interactiveConsole(io, sc, color);
   const input = await io.stdin();
   const lines = input.split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
@@ -92,6 +95,25 @@ export async function runConsole(args: string[], io: ConsoleIO, scope?: Scope): 
   }
   io.stdout(last + '\n');
   return 0;
+}
+
+/**
+ * Interactive mode, as terraform console at a terminal: a "> " prompt per line, each result printed at once,
+ * errors printed without ending the session; `exit` or end of input (Ctrl-D) ends it with status 0.
+ */
+async function interactiveConsole(io: ConsoleIO, sc: Scope, color: boolean): Promise<number> {
+  for (;;) {
+    io.stdout('> ');
+    const line = await io.stdin();
+    if (line === '') {
+      io.stdout('\n');
+      return 0;
+    }
+    const r = evalConsoleLine(goTrimSpace(line.replace(/\r?\n$/, '')), sc);
+    if (r.diagnostics.length > 0) io.stderr(uiDiagnostics(r.diagnostics, color));
+    if (r.exit) return 0;
+    if (!r.diagnostics.some((d) => d.severity === 'error') && r.output !== undefined) io.stdout(r.output + '\n');
+  }
 }
 
 /** Terraform's UI writes each plain (-no-color) diagnostic followed by one more newline than the view form. */
