@@ -62,6 +62,8 @@ export interface InitIO {
   env?: Readonly<Record<string, string | undefined>>;
   /** Standard input (answers to state migration prompts, one per line). */
   stdin?: () => Promise<string>;
+  /** Standard input is a terminal: stdin() gives one line per call. */
+  interactive?: boolean;
 }
 
 const RESET = '\x1b[0m';
@@ -849,10 +851,13 @@ async function backendConfigOverrides(dir: string, type: string, items: readonly
 /** Answers to prompts: the lines of standard input, one per question. */
 class Answers {
   private lines: string[] | undefined;
+  private eof = false;
   constructor(private readonly io: InitIO) {}
   async next(): Promise<string | undefined> {
-    if (!this.lines) {
+    // A pipe gives every answer at once; a terminal one line per read (io.ts), so read again when out.
+    if (!this.lines || (this.io.interactive && !this.lines.length && !this.eof)) {
       const all = this.io.stdin ? await this.io.stdin() : '';
+      if (all === '') this.eof = true;
       this.lines = all === '' ? [] : all.split('\n');
       if (this.lines.length && this.lines[this.lines.length - 1] === '') this.lines.pop();
     }
