@@ -3,9 +3,12 @@ import { processIO } from './io';
 import { main } from './main';
 import { BackendOpenError } from '../backends/registry';
 import { renderDiagnosticsView } from '../diags/render';
+import { pluginPanics } from '../plugin/client/process';
 
 main(process.argv.slice(2), processIO()).then(
   (code) => {
+    // As Terraform's main.go: a failed command reports the plugins that crashed (Ui.Error adds a newline).
+    if (code !== 0) for (const p of pluginPanics()) process.stderr.write(p + '\n');
     process.exitCode = code;
   },
   (err: unknown) => {

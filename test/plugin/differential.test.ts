@@ -267,9 +267,7 @@ const EXPECTED_SUMMARY: Record<string, RegExp> = {
 };
 
 /** Differences the tests found in the engine (not in the plugin layer); reported, kept visible as TODO tests. */
-const KNOWN: Partial<Record<string, string>> = {
-  'inconsistent-apply': 'engine: Terraform saves an object created with an "inconsistent result after apply" error as tainted; Foresight saves it untainted',
-};
+const KNOWN: Partial<Record<string, string>> = {};
 
 for (const kind of ['invalid-plan', 'inconsistent-apply', 'wrong-type', 'panic'] as const) {
   test(`misbehaving provider (${kind}): Terraform and Foresight (driving the same plugin) report the same diagnostics and keep the same state`, { todo: KNOWN[kind] }, async () => {

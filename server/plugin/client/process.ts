@@ -89,6 +89,39 @@ function pluginNotes(path: string, display: string): string {
 const NO_LINES =
   "Failed to read any lines from plugin's stdout\nThis usually means\n  the plugin was not compiled for this architecture,\n  the plugin is missing dynamic-link libraries necessary to run,\n  the plugin is not executable by this process due to file permissions, or\n  the plugin failed to negotiate the initial go-plugin protocol handshake";
 
+// ---- plugin panics (Terraform's internal/logging/panic.go) ---------------------------------------------------
+// go-plugin logs each unstructured stderr line of a plugin; Terraform's wrapper records, per plugin (the binary's base
+// name), every line from the first starting "panic: " or "fatal error: " (at most 101), and a command that exits
+// non-zero prints each recording (main.go).
+
+const panics = new Map<string, string[]>();
+
+function registerPlugin(name: string): (line: string) => void {
+  panics.delete(name);
+  let inPanic = false;
+  let count = 0;
+  return (line) => {
+    inPanic ||= line.startsWith('panic: ') || line.startsWith('fatal error: ');
+    if (!inPanic || count > 100) return;
+    count++;
+    const lines = panics.get(name) ?? [];
+    lines.push(line);
+    panics.set(name, lines);
+  };
+}
+
+/** The recorded plugin panics, formatted as Terraform prints them when a command fails. */
+export function pluginPanics(): string[] {
+  const out: string[] = [];
+  for (const [name, lines] of panics) {
+    if (lines.length === 0) continue;
+    out.push(
+      `\nStack trace from the ${name} plugin:\n\n${lines.join('\n')}\n\nError: The ${name} plugin crashed!\n\nThis is always indicative of a bug within the plugin. It would be immensely\nhelpful if you could report the crash with the plugin's maintainers so that it\ncan be fixed. The output above should help diagnose the issue.\n`,
+    );
+  }
+  return out;
+}
+
 /** Terraform's provider logger: TF_LOG_PROVIDER, else TF_LOG; to TF_LOG_PATH or stderr. Undefined when off. */
 export function terraformLogSink(env: Env, name: string): ((line: string) => void) | undefined {
   const level = (env.TF_LOG_PROVIDER || env.TF_LOG || '').toUpperCase();
@@ -175,7 +208,15 @@ export class PluginProcess {
       child.once('exit', (code, signal) => res(code ?? (signal ? -1 : null)));
       child.once('error', () => res(-1));
     });
-    child.stderr!.on('data', lineSplitter(log));
+    const recordPanic = registerPlugin(name);
+    child.stderr!.on(
+      'data',
+      lineSplitter((l) => {
+        // A JSON line is a structured log entry (hclog), not panic output.
+        if (!l.startsWith('{')) recordPanic(l);
+        log(l);
+      }),
+    );
     let spawnError: Error | undefined;
     child.once('error', (e) => (spawnError = e));
     // The first stdout line is the handshake; later lines are logged.
