@@ -31,8 +31,8 @@ export async function benchPreview(opts: { keep?: boolean } = {}): Promise<LspRo
   for (let i = 0; i < files; i++) writeFileSync(join(dir, `f${String(i).padStart(3, '0')}.tf`), lspFileText(i, perFile));
   writeFileSync(join(dir, 'variables.tf'), 'variable "env" {\n  type    = string\n  default = "dev"\n}\n');
   // Applied first, so an edit is an update whose hints show prior → planned values.
-  const applied = spawnSync(process.execPath, [join(process.cwd(), 'dist', 'cli.js'), 'apply', '-auto-approve', '-input=false', '-no-color'], { cwd: dir, encoding: 'utf8' });
-  if (applied.status !== 0) throw new Error(`apply failed: ${applied.stderr || applied.stdout}`);
+  const applied = spawnSync(process.execPath, [join(process.cwd(), 'dist', 'cli.js'), 'apply', '-auto-approve', '-input=false', '-no-color'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (applied.status !== 0) throw new Error(`apply failed (${applied.status ?? applied.signal}): ${applied.stderr}`);
   const name = 'f000.tf';
   const uri = pathToFileURL(join(dir, name)).href;
   const base = lspFileText(0, perFile);
