@@ -10,6 +10,8 @@
 //   - 'panic'               PlanResourceChange kills the process at once (a Go-like panic trace on stderr first).
 //   - 'hang'                PlanResourceChange never answers until StopProvider is called; then it answers an
 //                           error diagnostic.
+//   - 'exit-apply'          the third ApplyResourceChange that creates or updates kills the process mid-call (after
+//                           the two before it completed), as a provider crashing during apply.
 // Every kind only acts on resources that are being created or updated (not on destroys), and only from the
 // provider's first managed resource type onwards, so validation and configuration succeed as usual.
 
@@ -20,7 +22,7 @@ import { impliedType } from '../providers/schema';
 import type { Msg, Method, Schemas } from './convert';
 import { marshal } from './msgpack';
 
-export const MISBEHAVIOURS = ['invalid-plan', 'inconsistent-apply', 'wrong-type', 'panic', 'hang'] as const;
+export const MISBEHAVIOURS = ['invalid-plan', 'inconsistent-apply', 'wrong-type', 'panic', 'hang', 'exit-apply'] as const;
 export type Misbehaviour = (typeof MISBEHAVIOURS)[number];
 
 /** The first attribute of the object that is a known, non-null string (attribute names in order). */
@@ -43,6 +45,7 @@ function withAttr(v: Value, name: string, x: Value): Value {
 export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
   let computedOnly = new Map<string, Set<string>>();
   let releaseHang: (() => void) | undefined;
+  let applies = 0;
   const stopped = new Promise<void>((r) => (releaseHang = r));
   return {
     ...bind(p),
@@ -71,6 +74,10 @@ export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
       return res;
     },
     async applyResourceChange(req) {
+      if (kind === 'exit-apply' && !req.plannedState.isNull && ++applies === 3) {
+        process.stderr.write('panic: misbehaving provider: ApplyResourceChange\n\ngoroutine 1 [running]:\nmain.main()\n');
+        process.kill(process.pid, 'SIGKILL');
+      }
       const res = await p.applyResourceChange(req);
       if (kind === 'inconsistent-apply' && !req.plannedState.isNull) {
         const k = knownStringAttr(req.plannedState);
