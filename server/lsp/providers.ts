@@ -20,15 +20,14 @@
 //                                  would swallow (the untrusted notice, a provider that failed to start).
 //
 // Worker threads cannot clean up when terminated (no code runs), and a child process outlives the thread that
-// spawned it, hence the pid tracking on the main thread. A process whose start is still in its handshake when the
-// worker is terminated is not yet known to the main thread (it is killed when the server exits).
+// spawned it, hence the pid tracking on the main thread (every child a worker spawns, reported at spawn time).
 
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readlinkSync } from 'node:fs';
 import { BroadcastChannel, isMainThread } from 'node:worker_threads';
 import type { Diagnostic } from '../diags/diagnostic';
 import type { Provider } from '../providers/provider';
 import { externalProvider, setDefaultPool } from '../plugin/client/factory';
-import { PluginProcess } from '../plugin/client/process';
 import { ProviderPool } from '../plugin/pool';
 import { TrustNotification } from './protocol';
 
@@ -161,19 +160,22 @@ export function installWorkerProviders(): ProviderPool {
   };
   trust.postMessage({ ask: true } satisfies TrustMessage);
 
-  // Every process this thread starts is reported to the main thread (see the header).
+  // Every process this thread spawns is reported to the main thread from the moment it exists (see the header):
+  // child_process.spawn of this thread's module instance is wrapped (plugin/client/process.ts calls it through the
+  // module object, so a process in its handshake is known too).
   const tid = threadId();
   const procs = new BroadcastChannel(PROCESS_CHANNEL);
   procs.unref();
-  const start = PluginProcess.start.bind(PluginProcess);
-  PluginProcess.start = async (opts) => {
-    const p = await start(opts);
-    const pid = p.pid;
+  const cp = require('node:child_process') as { spawn: (...args: unknown[]) => ChildProcess };
+  const spawn = cp.spawn;
+  cp.spawn = (...args: unknown[]) => {
+    const child = spawn(...args);
+    const pid = child.pid;
     if (tid && pid !== undefined) {
       procs.postMessage({ tid, pid, event: 'started' } satisfies ProcessMessage);
-      void p.exited.then(() => procs.postMessage({ tid, pid, event: 'exited' } satisfies ProcessMessage));
+      child.once('exit', () => procs.postMessage({ tid, pid, event: 'exited' } satisfies ProcessMessage));
     }
-    return p;
+    return child;
   };
 
   const idle = Number(process.env.FORESIGHT_PROVIDER_IDLE_MS);

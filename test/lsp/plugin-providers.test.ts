@@ -6,7 +6,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,10 +23,10 @@ process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 const NO_PREVIEW = { debounceMs: 10, preview: false };
 
 /** A provider wrapper, CLI configuration and schema cache for one test; the server inherits the environment. */
-async function setup(name: string): Promise<{ log: string; dir(files: Record<string, string>, sub: string): string }> {
+async function setup(name: string, settings: Record<string, string> = {}): Promise<{ log: string; dir(files: Record<string, string>, sub: string): string }> {
   const bin = join(root, name, 'bin');
   const log = join(root, name, 'rpc.log');
-  await writeTestProvider(bin, 'random', { FAKE_LOG: log });
+  await writeTestProvider(bin, 'random', { FAKE_LOG: log, ...settings });
   const rc = join(root, name, 'cli.tfrc');
   writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "${FQN}" = "${bin}"\n  }\n  direct {}\n}\n`);
   process.env.TF_CLI_CONFIG_FILE = rc;
@@ -67,10 +67,28 @@ const nonEmpty = (c: TestClient, uri: string, version?: number): Published | und
   return p && p.diagnostics.length && (version === undefined || p.version === version) ? p : undefined;
 };
 
+/** Whether `pid` is a zombie (killed, not yet reaped: a child of a terminated worker thread is reaped at exit). */
+const zombie = (pid: number): boolean => {
+  try {
+    return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\)/, ''));
+  } catch {
+    return false;
+  }
+};
+
+/** The live (not zombie) child processes of `pid` (every thread's), from /proc. */
+const children = (pid: number): number[] => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number).filter((c) => !zombie(c)));
+  } catch {
+    return [];
+  }
+};
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
+    return !zombie(pid);
   } catch {
     return false;
   }
@@ -177,6 +195,26 @@ test('the preview plans with the plugin provider (its pooled process, not "Provi
     assert.equal(p.summary.add, 1);
     assert.deepEqual(p.changes.map((ch) => ch.address), ['random_password.p']);
     assert.ok(rpcs(w.log).some(([, r]) => r === 'PlanResourceChange'), JSON.stringify(rpcs(w.log)));
+  } finally {
+    await c.stop();
+  }
+});
+
+test('a provider that hangs: the analysis worker is abandoned after its time limit and its provider process is killed', async () => {
+  const w = await setup('hang', { FAKE_MODE: 'hang-on:ValidateResourceConfig' });
+  const plugin = w.dir({ 'main.tf': config(FQN, '0') }, 'plugin');
+  const c = new TestClient();
+  try {
+    await c.initialize({}, { ...NO_PREVIEW, trusted: true, analysisTimeoutMs: 4000 });
+    await c.open(pathToFileURL(join(plugin, 'main.tf')).href, config(FQN, '0'));
+    // The provider hangs in ValidateResourceConfig (or, on a slow machine, is still starting at the time limit).
+    await c.waitFor('the provider process', () => children(c.proc.pid!).length > 0, 30_000);
+    await c.waitFor('the abandoned analysis', () => c.logs.some((l) => l.includes('was abandoned')), 30_000);
+    const deadline = Date.now() + 8000;
+    while (children(c.proc.pid!).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(children(c.proc.pid!), [], "the terminated worker's provider process was killed");
+    for (const [pid] of rpcs(w.log)) assert.equal(alive(Number(pid)), false);
+    assert.equal(c.alive, true, 'the server goes on');
   } finally {
     await c.stop();
   }
