@@ -219,3 +219,27 @@ test('a provider that hangs: the analysis worker is abandoned after its time lim
     await c.stop();
   }
 });
+
+test('an idle provider process is stopped (FORESIGHT_PROVIDER_IDLE_MS) and started again by the next edit', async () => {
+  const w = await setup('idle');
+  const plugin = w.dir({ 'main.tf': config(FQN, '0') }, 'plugin');
+  process.env.FORESIGHT_PROVIDER_IDLE_MS = '1000';
+  const c = new TestClient();
+  delete process.env.FORESIGHT_PROVIDER_IDLE_MS;
+  try {
+    await c.initialize({}, { ...NO_PREVIEW, trusted: true });
+    const uri = pathToFileURL(join(plugin, 'main.tf')).href;
+    await c.open(uri, config(FQN, '0'));
+    await c.waitFor('plugin diagnostics', () => nonEmpty(c, uri), 60_000);
+    const [first] = rpcs(w.log)[0];
+    const deadline = Date.now() + 10_000;
+    while (alive(Number(first)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(alive(Number(first)), false, 'stopped when idle');
+    await c.change(uri, 2, [{ text: config(FQN, '-2') }]);
+    const d = await c.waitFor('diagnostics after the restart', () => nonEmpty(c, uri, 2), 60_000);
+    assert.equal(d.diagnostics.length, 2);
+    assert.equal(new Set(rpcs(w.log).map(([pid]) => pid)).size, 2, 'a new process after the idle stop');
+  } finally {
+    await c.stop();
+  }
+});
