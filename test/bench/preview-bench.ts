@@ -58,7 +58,9 @@ export async function benchPreview(opts: { keep?: boolean } = {}): Promise<LspRo
       const text = base.replace(`"r0-${j}-\${var.env}"\n    size = ${j + 1}\n`, `"r0-${j}-\${var.env}"\n    size = ${size}\n`);
       const t = performance.now();
       await c.change(uri, k + 2, [{ text }]);
-      version = (await c.nextPreview(dir, version)).version;
+      // (PreviewClient.nextPreview gives up after 20 s: a preview of 5,000 resources on a busy machine takes longer.)
+      const after = version;
+      version = (await c.waitFor(`a preview after version ${after}`, () => c.previews.find((p) => p.directory === dir && p.version > after), 600_000)).version;
       const now = JSON.stringify(await hints());
       times.push(performance.now() - t);
       // Every edit changes a planned value, so its hints must differ from the previous edit's.
