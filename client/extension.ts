@@ -43,7 +43,7 @@ import {
   type RunProgressParams,
 } from '../server/lsp/protocol';
 import { SCHEME, VirtualDocuments } from './documents';
-import { confirmation, isEmptySummary, mergeProgress, runArgs, shortSummary, summaryLine, type Confirmation, type InstanceNode, type TreeNode } from './model';
+import { confirmation, isEmptySummary, lockHolderLine, mergeProgress, runArgs, shortSummary, summaryLine, type Confirmation, type InstanceNode, type TreeNode } from './model';
 import { ResourcesTree, RunsTree, type RunNode } from './views';
 
 /** What activate() returns: the test hook and read access to what the views show. */
@@ -175,7 +175,7 @@ class Extension {
         void this.refreshViews();
       }),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        const restartKeys = ['foresight.preview', 'foresight.inlayHints', 'foresight.vars', 'foresight.varFiles', 'foresight.parallelism'];
+        const restartKeys = ['foresight.preview', 'foresight.inlayHints', 'foresight.vars', 'foresight.varFiles', 'foresight.parallelism', 'foresight.lockTimeout'];
         if (client && restartKeys.some((k) => e.affectsConfiguration(k))) {
           this.output.info('Settings changed: restarting the language server');
           void this.restart();
@@ -204,6 +204,7 @@ class Extension {
       vars: cfg.get<Record<string, string>>('vars', {}),
       varFiles: cfg.get<string[]>('varFiles', []),
       parallelism: cfg.get<number>('parallelism', 10),
+      lockTimeout: cfg.get<string>('lockTimeout', '0s'),
       inlayHints: {
         plannedValues: cfg.get<boolean>('inlayHints.plannedValues', true),
         knownAfterApply: cfg.get<boolean>('inlayHints.knownAfterApply', true),
@@ -358,12 +359,15 @@ class Extension {
   // ---- views ------------------------------------------------------------------------------------------------
 
   private lockTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Lock info of the process holding the state lock, when the backend records it (local, http; pg keeps none). */
+  private lockHolder: StateRequest.Result['lock'];
 
   private async loadState(directory: string): Promise<StateRequest.Result['resources']> {
     try {
       const s = await this.request<StateRequest.Result>(StateRequest.method, { directory } satisfies StateRequest.Params);
       this.workspaceName = s.workspace;
       this.locked = !!s.lock;
+      this.lockHolder = s.lock;
       // While another process holds the lock, look again every few seconds so the lock icon goes away.
       if (this.locked && !this.lockTimer) {
         this.lockTimer = setTimeout(() => {
@@ -412,6 +416,7 @@ class Extension {
     this.statusBar.text = `$(layers) ${this.workspaceName}${lock}${sum}`;
     const tip = new vscode.MarkdownString(
       `**Foresight** · workspace \`${this.workspaceName}\`${this.locked ? ' · state locked by another process' : ''}` +
+        (this.lockHolder ? `\n\n${lockHolderLine(this.lockHolder)}` : '') +
         (this.summary ? `\n\nPreview: ${summaryLine(this.summary)}` : '') +
         (vscode.workspace.isTrusted ? '\n\nClick to plan.' : '\n\nWorkspace not trusted: runs are disabled.'),
     );
@@ -446,6 +451,7 @@ class Extension {
       parallelism: cfg.get<number>('parallelism', 10),
       vars: cfg.get<Record<string, string>>('vars', {}),
       varFiles: cfg.get<string[]>('varFiles', []),
+      lockTimeout: cfg.get<string>('lockTimeout', '0s'),
     };
     if (cfg.get<string>('refresh', 'refresh') === 'skip') opts.refresh = false;
     if (args.targets?.length) opts.targets = args.targets;
@@ -768,3 +774,4 @@ class Extension {
     this.runOutput.show(true);
   }
 }
+

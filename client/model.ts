@@ -13,6 +13,7 @@ import type {
   RunInfo,
   RunProgressParams,
   StateInstanceInfo,
+  StateRequest,
 } from '../server/lsp/protocol';
 
 export interface InstanceNode {
@@ -371,4 +372,9 @@ export function mergeProgress(list: RunProgressParams[], p: RunProgressParams): 
   const out = list.slice();
   out[i] = p;
   return out;
+}
+
+/** Who holds the state lock, as the status bar's tooltip says it (Terraform's lock info fields). */
+export function lockHolderLine(l: NonNullable<StateRequest.Result['lock']>): string {
+  return `Locked by ${l.who} for ${l.operation} since ${l.created} (lock ID ${l.id})`;
 }

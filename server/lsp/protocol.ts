@@ -21,6 +21,8 @@ export interface InitializationOptions {
   varFiles?: string[];
   /** Parallelism of runs (default 10). */
   parallelism?: number;
+  /** How long runs wait for a state lock held by another process (-lock-timeout, e.g. "30s"); default "0s": fail at once. */
+  lockTimeout?: string;
   /** Which inlay hints to show (default all). */
   inlayHints?: { plannedValues?: boolean; knownAfterApply?: boolean; forcesReplacement?: boolean };
 }
@@ -185,6 +187,8 @@ export interface RunOptions {
   /** Extra -var-file paths. */
   varFiles?: string[];
   parallelism?: number;
+  /** -lock-timeout for this run (e.g. "30s"); absent: the server's InitializationOptions.lockTimeout. */
+  lockTimeout?: string;
 }
 
 export interface RunInfo {

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PlanSummary, ResourceChangeInfo, StateInstanceInfo } from '../../server/lsp/protocol';
 import {
+  lockHolderLine,
   buildTree,
   confirmation,
   contextValue,
@@ -167,4 +168,11 @@ test('runs: labels, durations and live progress', () => {
   list = mergeProgress(list, p('a.c', 'started'));
   list = mergeProgress(list, p('a.b', 'done'));
   assert.deepEqual(list.map((x) => x.message), ['a.b: done', 'a.c: started']);
+});
+
+test('the lock holder line names who holds the state lock, for what, since when', () => {
+  assert.equal(
+    lockHolderLine({ id: 'c6a4a1f2-0d1e-2f3a-4b5c-6d7e8f901234', who: 'ana@build-7', operation: 'OperationTypeApply', created: '2026-11-23T07:40:01.123456789Z' }),
+    'Locked by ana@build-7 for OperationTypeApply since 2026-11-23T07:40:01.123456789Z (lock ID c6a4a1f2-0d1e-2f3a-4b5c-6d7e8f901234)',
+  );
 });

@@ -150,6 +150,7 @@ test('the manifest contributes the views, their menus, keybindings, settings and
     'foresight.preview.debounceMs': 400,
     'foresight.refresh': 'refresh',
     'foresight.parallelism': 10,
+    'foresight.lockTimeout': '0s',
     'foresight.varFiles': [],
     'foresight.vars': {},
     'foresight.apply.confirm': true,

@@ -281,6 +281,46 @@ test('runs: the state lock is shared with the command line, both ways', async ()
   }
 });
 
+test('runs: with a lock timeout (the user chose to wait), a run waits for a terminal run to release the lock', async () => {
+  const ws = workspace({ 'main.tf': SLEEPS.replace('count           = 3', 'count           = 1').replace('1s', '4s') });
+  const c = new RunsClient();
+  try {
+    await c.initialize({}, { debounceMs: 10, previewDebounceMs: 10, lockTimeout: '120s' });
+    const terminal = cli(ws.dir, ['apply', '-auto-approve', '-no-color']);
+    await poll('the terminal run to lock', () => {
+      try {
+        return readFileSync(join(ws.dir, '.terraform.tfstate.lock.info'), 'utf8').length > 0;
+      } catch {
+        return false;
+      }
+    });
+    // The server's settings say wait: the plan run is not refused; it plans once the terminal apply is done.
+    const plan = await c.request<PlanRunRequest.Result>('foresight/plan', { directory: ws.dir });
+    const t = await terminal;
+    assert.equal(t.code, 0, t.out);
+    assert.equal(plan.status, 'succeeded', plan.output);
+    assert.match(plan.output ?? '', /^Acquiring state lock\. This may take a few moments\.\.\.$/m);
+    assert.equal(plan.summary!.add, 0, 'planned against the state the terminal apply wrote');
+    // A per-run lockTimeout of 0s overrides the setting: refused at once while the lock is held.
+    const again = cli(ws.dir, ['apply', '-auto-approve', '-no-color', '-replace=time_sleep.s[0]']);
+    await poll('the second terminal run to lock', () => {
+      try {
+        return readFileSync(join(ws.dir, '.terraform.tfstate.lock.info'), 'utf8').length > 0;
+      } catch {
+        return false;
+      }
+    });
+    await assert.rejects(
+      c.request('foresight/plan', { directory: ws.dir, lockTimeout: '0s' }),
+      (e: Error & { code: number }) => e.code === -32803 && e.message.startsWith('Error acquiring the state lock: '),
+    );
+    assert.equal((await again).code, 0);
+  } finally {
+    await c.stop();
+    ws.done();
+  }
+});
+
 test('runs: bad requests answer RequestFailed with a message and the server stays up', async () => {
   const ws = workspace({ 'main.tf': TWO });
   const c = new RunsClient();

@@ -530,7 +530,7 @@ class PreviewController {
   private async startRun(kind: 'plan' | 'refresh', p: RunOptions): Promise<RunInfo | PlanRunRequest.Result> {
     if (!this.trusted) throw new ResponseError(LSPErrorCodes.RequestFailed, UNTRUSTED);
     const dir = this.dirOf(p);
-    const options: RunOptions = { ...p, directory: dir, parallelism: p.parallelism ?? this.options.parallelism };
+    const options: RunOptions = { ...p, directory: dir, parallelism: p.parallelism ?? this.options.parallelism, lockTimeout: p.lockTimeout ?? this.options.lockTimeout };
     const rec = this.newRun(kind, dir);
     rec.options = options;
     let planFile: string | undefined;
@@ -550,7 +550,7 @@ class PreviewController {
     const rec = this.newRun('apply', plan.info.directory);
     rec.info.planRunId = plan.info.runId;
     rec.info.summary = plan.info.summary;
-    return this.execute(rec, 'apply', { directory: plan.info.directory, parallelism: plan.options?.parallelism }, plan.info.planFile);
+    return this.execute(rec, 'apply', { directory: plan.info.directory, parallelism: plan.options?.parallelism, lockTimeout: plan.options?.lockTimeout ?? this.options.lockTimeout }, plan.info.planFile);
   }
 
   private async cancelRun(p: CancelRunRequest.Params): Promise<null> {

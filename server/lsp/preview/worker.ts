@@ -433,6 +433,7 @@ function progressHooks(view: Hooks, runId: string, out: string[], emit: (p: RunP
 
 function operationArgs(verb: 'plan' | 'apply' | 'refresh', o: RunOptions, settings: PreviewSettings, planFile: string | undefined): string[] {
   const args = ['-no-color', '-input=false'];
+  if (o.lockTimeout) args.push(`-lock-timeout=${o.lockTimeout}`);
   if (verb === 'apply') return [...args, ...(o.parallelism ? [`-parallelism=${o.parallelism}`] : []), planFile!];
   if (verb === 'plan') args.push(`-out=${planFile}`);
   if (verb === 'refresh') args.push('-refresh-only', '-auto-approve');
