@@ -59,6 +59,8 @@ export interface ForesightApi {
   /** Runs of this session, newest first, as the Runs view shows them. */
   runs(): RunInfo[];
   statusBarText(): string;
+  /** The status bar item's tooltip (markdown source). */
+  statusBarTooltip(): string;
   /** Text of a `foresight:` virtual document (planned diffs, state objects). */
   documentText(uri: vscode.Uri): string | undefined;
   /** The last request error message shown to the user. */
@@ -126,6 +128,10 @@ class Extension {
       runsView: this.runsTree,
       runs: () => this.runs,
       statusBarText: () => this.statusBar.text,
+      statusBarTooltip: () => {
+        const t = this.statusBar.tooltip;
+        return typeof t === 'string' ? t : (t?.value ?? '');
+      },
       documentText: (uri) => this.docs.get(uri),
       lastError: () => this.lastErr,
     };
