@@ -108,6 +108,28 @@ function expandDynamic(hb: HclBlock, scope: Scope, diags: Diagnostic[]): { type:
   return { type, items };
 }
 
+/**
+ * Whether an attribute of this type may also be written as blocks (Terraform's blocktoattr, for providers built
+ * on the legacy SDK whose nested blocks reach core as list or set attributes of objects): a list or set of objects.
+ */
+function typeCanBeBlocks(t: T.Type): t is T.Type & { kind: 'list' | 'set'; elem: T.Type } {
+  return (t.kind === 'list' || t.kind === 'set') && t.elem.kind === 'object';
+}
+
+/** The schema blocktoattr decodes one such block with: every attribute of the element object optional. */
+function elementSchema(ety: T.Type): Block {
+  const attributes: Record<string, Attribute> = {};
+  if (ety.kind === 'object') for (const [name, t] of ety.attrs) attributes[name] = { type: t, optional: true };
+  return { attributes, blockTypes: {} };
+}
+
+/** Whether `hb` (a block or `dynamic "<name>"`) is an attribute written as blocks, which blocktoattr accepts. */
+function isAttributeAsBlock(name: string, body: Body, block: Block): boolean {
+  if (block.blockTypes[name]) return false;
+  const sa = block.attributes[name];
+  return sa !== undefined && sa.nestedType === undefined && typeCanBeBlocks(attributeType(sa)) && !body.attributes.some((a) => a.name === name);
+}
+
 /** Decodes `body` with `block`'s schema in `scope`. */
 export function decodeBody(body: Body, block: Block, scope: Scope, diags: Diagnostic[]): Value {
   const out = new Map<string, Value>();
@@ -148,9 +170,14 @@ export function decodeBody(body: Body, block: Block, scope: Scope, diags: Diagno
   }
   // Blocks, with dynamic ones expanded in place.
   const byType = new Map<string, Item[]>();
+  const attrBlocks = new Map<string, Item[]>();
   for (const hb of body.blocks) {
     if (hb.type === 'dynamic') {
       const d = expandDynamic(hb, scope, diags);
+      if (isAttributeAsBlock(d.type, body, block)) {
+        attrBlocks.set(d.type, [...(attrBlocks.get(d.type) ?? []), ...d.items]);
+        continue;
+      }
       if (!block.blockTypes[d.type]) {
         diags.push(error('Unsupported block type', `Blocks of type ${JSON.stringify(d.type)} are not expected here.`, hb.labelRanges[0] ?? hb.typeRange));
         continue;
@@ -158,6 +185,10 @@ export function decodeBody(body: Body, block: Block, scope: Scope, diags: Diagno
       const l = byType.get(d.type) ?? [];
       l.push(...d.items);
       byType.set(d.type, l);
+      continue;
+    }
+    if (isAttributeAsBlock(hb.type, body, block)) {
+      attrBlocks.set(hb.type, [...(attrBlocks.get(hb.type) ?? []), { body: hb.body, labels: hb.labels, scope, range: hb.range }]);
       continue;
     }
     if (!block.blockTypes[hb.type]) {
@@ -179,6 +210,16 @@ export function decodeBody(body: Body, block: Block, scope: Scope, diags: Diagno
   }
   for (const [name, nb] of Object.entries(block.blockTypes)) {
     out.set(name, decodeNested(name, nb, byType.get(name) ?? [], body, diags));
+  }
+  // Attributes written as blocks: each block is one element object, decoded with every attribute optional (and
+  // its own list/set-of-object attributes again allowed as blocks).
+  for (const [name, items] of attrBlocks) {
+    const want = attributeType(block.attributes[name]) as T.Type & { kind: 'list' | 'set'; elem: T.Type };
+    const es = elementSchema(want.elem);
+    const vals = items.map((it) => decodeBody(it.body, es, it.scope, diags));
+    const v = want.kind === 'list' ? Value.list(vals, want.elem) : Value.set(vals, want.elem);
+    const c = convert(v, want);
+    out.set(name, c.error === undefined ? c.value : Value.unknown(want));
   }
   return Value.raw(impliedType(block), out);
 }
@@ -251,7 +292,7 @@ export function schemaStructureDiagnostics(body: Body, block: Block): Diagnostic
       diags.push(error('Missing required argument', `The argument ${JSON.stringify(name)} is required, but no definition was found.`, body.endRange));
   }
   for (const hb of body.blocks) {
-    if (hb.type === 'dynamic' || block.blockTypes[hb.type]) continue;
+    if (hb.type === 'dynamic' || block.blockTypes[hb.type] || isAttributeAsBlock(hb.type, body, block)) continue;
     const isAttr = block.attributes[hb.type] !== undefined;
     diags.push(
       error(

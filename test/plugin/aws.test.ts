@@ -81,7 +81,7 @@ test('aws: plan renders the same plan as terraform (nested blocks, JSON policies
   assert.equal(got.code, want.code, got.stderr);
   assert.equal(got.stdout, want.stdout);
   assert.equal(got.stderr, want.stderr);
-  assert.match(got.stdout, /Plan: 8 to add, 0 to change, 0 to destroy\./);
+  assert.match(got.stdout, /Plan: 9 to add, 0 to change, 0 to destroy\./);
 });
 
 test('aws: show -json of a saved plan has the same resource_changes', async (t) => {
@@ -93,7 +93,7 @@ test('aws: show -json of a saved plan has the same resource_changes', async (t) 
   const want = JSON.parse(terraform(valid.tf, ['show', '-json', 'p.tfplan']).stdout);
   const got = JSON.parse((await foresight(valid.fs, ['show', '-json', 'p.tfplan'])).stdout);
   assert.deepEqual(got.resource_changes, want.resource_changes);
-  assert.equal(got.resource_changes.length, 8);
+  assert.equal(got.resource_changes.length, 9);
 });
 
 test("aws: validate reports the provider's own validation errors at the attribute", async (t) => {

@@ -9,7 +9,7 @@
 
 import { colorize } from '../../../cli/state/meta';
 import { goQuote } from '../../../lang/format';
-import { compareBytes } from '../../../lang/types';
+import { compareBytes, isFullyKnownType } from '../../../lang/types';
 import type { Type } from '../../../lang/types';
 import { Value } from '../../../lang/value';
 import type { Action } from '../../../plans/plan';
@@ -88,13 +88,42 @@ interface Change {
   aExp: boolean;
   path: string[];
   replace: ReadonlySet<string>;
+  /**
+   * Set below a block using a feature the legacy SDK could not express (structured.Change.NonLegacySchema); until
+   * then an empty string is rendered as null, because legacy providers return either for an unset string.
+   */
+  nonLegacy?: boolean;
 }
 
 const norm = (v: Value | undefined): Value | undefined => (v === undefined || (v.isKnown && v.isNull) ? undefined : v);
 const pathKey = (p: string[]) => p.join('\u0000');
 
 function child(c: Change, step: string, b: Value | undefined, a: Value | undefined): Change {
-  return { before: norm(b), after: norm(a), bExp: false, aExp: false, path: [...c.path, step], replace: c.replace };
+  return { before: norm(b), after: norm(a), bExp: false, aExp: false, path: [...c.path, step], replace: c.replace, nonLegacy: c.nonLegacy };
+}
+
+/** Whether a block uses what the legacy SDK could not produce (Terraform's containsNonLegacyFeatures). */
+function containsNonLegacyFeatures(b: Block): boolean {
+  for (const nb of Object.values(b.blockTypes)) if (nb.nesting === 'map' || nb.nesting === 'group') return true;
+  for (const a of Object.values(b.attributes)) {
+    if (a.nestedType || !a.type) return true;
+    const t = a.type;
+    if (!isFullyKnownType(t) || t.kind === 'tuple' || t.kind === 'object') return true;
+    if ((t.kind === 'list' || t.kind === 'set' || t.kind === 'map') && (t.elem.kind === 'list' || t.elem.kind === 'set' || t.elem.kind === 'map')) {
+      const inner = t.elem.elem;
+      if (!(inner.kind === 'string' || inner.kind === 'number' || inner.kind === 'bool')) return true;
+    }
+  }
+  return false;
+}
+
+/** A legacy schema's empty string is null (Terraform's ComputeDiffForType fix-up), on a copy of the change. */
+function legacyEmptyStringsAsNull(c: Change): Change {
+  if (c.nonLegacy) return c;
+  const e = (v: Value | undefined) => (v && v.isKnown && v.type.kind === 'string' && !v.isSensitive && v.str === '' ? undefined : v);
+  const b = e(c.before);
+  const a = e(c.after);
+  return b === c.before && a === c.after ? c : { ...c, before: b, after: a };
 }
 
 function replaceMatches(c: Change): boolean {
@@ -566,7 +595,10 @@ function diffType(c: Change, t: Type): Diff {
     case 'dynamic':
       // jsondiff never marks replacements (RendererJsonOpts passes replace=false).
       return diffJSON({ ...c, replace: new Set() });
-    case 'string':
+    case 'string': {
+      const cc = legacyEmptyStringsAsNull(c);
+      return primitive(cc, t.kind, calculateAction(cc), replaceMatches(cc));
+    }
     case 'number':
     case 'bool':
       return primitive(c, t.kind, calculateAction(c), replaceMatches(c));
@@ -702,6 +734,7 @@ interface BlockEntry {
 }
 
 function blockDiffOf(c: Change, b: Block): Diff {
+  if (!c.nonLegacy && containsNonLegacyFeatures(b)) c = { ...c, nonLegacy: true };
   const su = sensitiveOrUnknown(c, (x) => blockDiffOf(x, b));
   if (su) return su;
   let action = defaultIterAction(c);

@@ -123,3 +123,35 @@ resource "aws_sqs_queue" "jobs" {
 output "role_arn" {
   value = aws_iam_role.app.arn
 }
+
+# Attributes written as blocks (the legacy SDK's ingress/egress are set-of-object attributes; core's
+# blocktoattr accepts them as blocks, dynamic ones too).
+resource "aws_security_group" "web" {
+  name   = "web"
+  vpc_id = aws_vpc.main.id
+
+  ingress {
+    description = "https"
+    from_port   = 443
+    to_port     = 443
+    protocol    = "tcp"
+    cidr_blocks = ["10.0.0.0/16"]
+  }
+
+  ingress {
+    from_port   = 80
+    to_port     = 80
+    protocol    = "tcp"
+    cidr_blocks = ["10.0.0.0/16"]
+  }
+
+  dynamic "egress" {
+    for_each = ["0.0.0.0/0"]
+    content {
+      from_port   = 0
+      to_port     = 0
+      protocol    = "-1"
+      cidr_blocks = [egress.value]
+    }
+  }
+}
