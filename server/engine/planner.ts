@@ -1060,7 +1060,10 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   const priorState = await pl.refreshState.close();
   const changes = pl.changes.slice().sort(compareResourceInstanceChanges);
   const errored = hasErr(diags);
-  const anyChange = changes.some((c) => c.action !== 'NoOp') || pl.outputs.some((o) => o.action !== 'NoOp');
+  // As plans.Changes.Empty: an import or a move is a change to apply even when the action is NoOp.
+  const anyChange =
+    changes.some((c) => c.action !== 'NoOp' || c.importing !== undefined || instanceAddrString(c.prevRunAddr) !== instanceAddrString(c.addr)) ||
+    pl.outputs.some((o) => o.action !== 'NoOp');
   const applyable = !errored && (pl.mode === 'refresh-only' ? pl.drift.length > 0 || pl.outputs.some((o) => o.action !== 'NoOp') : anyChange);
   const schemas = new Map([...pl.ctx.providers].map(([k, e]) => [k, e.schema]));
   const plan: Plan = {
