@@ -132,7 +132,14 @@ try {
 
   const instance = page.locator('.pane-body .monaco-list-row', { hasText: '[1]' }).first();
   await instance.click({ button: 'right' });
-  await page.locator('.monaco-menu .action-label', { hasText: 'Show Planned Diff' }).first().click();
+  // The context menu can take the first click while it is still settling (seen on a loaded machine: the menu stayed
+  // open with the item highlighted); wait for the item, and if the menu is still open, activate the item again.
+  const menuItem = page.locator('.monaco-menu .action-label', { hasText: 'Show Planned Diff' }).first();
+  await menuItem.waitFor({ state: 'visible', timeout: 30000 });
+  await page.waitForTimeout(300);
+  await menuItem.click();
+  await page.waitForTimeout(1000);
+  if (await menuItem.isVisible().catch(() => false)) await menuItem.click();
   await page.waitForFunction(() => /foresight-staging-server-1/.test(document.querySelector('.monaco-diff-editor')?.textContent ?? ''), null, { timeout: 30000 }).catch(() => {});
   const diffText = await page.locator('.monaco-diff-editor').first().innerText();
   check(/foresight-staging-server-1/.test(diffText), 'Show Planned Diff (context menu) opens the diff editor with the planned input');
