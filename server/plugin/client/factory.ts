@@ -17,13 +17,13 @@ import { relative } from 'node:path';
 import type { Diagnostic } from '../../diags/diagnostic';
 import { error } from '../../diags/diagnostic';
 import type * as P from '../../providers/provider';
-import { Value } from '../../lang/value';
 import { readLockFile } from '../../depsfile/locks';
 import { hashPackageDir, locateProvider, type Env, type Located } from '../discovery';
 import { defaultSchemaCacheDir, schemaCacheAt } from '../schemacache';
 import { GrpcProvider } from './provider';
 import { PluginProcess } from './process';
 import type { ProviderPool } from '../pool';
+import { failedCallFields } from '../../providers/failed';
 
 export interface ExternalProviderOptions {
   workDir: string;
@@ -104,29 +104,6 @@ const METHODS = [
   'readDataSource',
 ] as const;
 
-function placeholder(method: (typeof METHODS)[number]): Record<string, unknown> {
-  const none = Value.null();
-  const empty = new Uint8Array(0);
-  switch (method) {
-    case 'getProviderSchema':
-      return { provider: { version: 0, block: { attributes: {}, blockTypes: {} } }, resourceTypes: {}, dataSources: {}, serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false, moveResourceState: false } };
-    case 'upgradeResourceState':
-      return { upgradedState: none };
-    case 'planResourceChange':
-      return { plannedState: none, requiresReplace: [], plannedPrivate: empty };
-    case 'applyResourceChange':
-    case 'readResource':
-      return { newState: none, private: empty };
-    case 'importResourceState':
-      return { importedResources: [] };
-    case 'moveResourceState':
-      return { targetState: none, targetPrivate: empty };
-    case 'readDataSource':
-      return { state: none };
-    default:
-      return {};
-  }
-}
 
 /** A provider binary behind the Provider interface, located lazily (see the header). */
 export function externalProvider(opts: ExternalProviderOptions): P.Provider {
@@ -149,7 +126,7 @@ export function externalProvider(opts: ExternalProviderOptions): P.Provider {
   for (const m of METHODS) {
     out[m] = async (req?: unknown) => {
       const t = await resolveTarget();
-      if ('summary' in t) return { diagnostics: [t], ...placeholder(m) };
+      if ('summary' in t) return { diagnostics: [t], ...failedCallFields(m) };
       return (t as unknown as Record<string, (r?: unknown) => Promise<unknown>>)[m](req);
     };
   }

@@ -22,10 +22,10 @@ import * as grpc from '@grpc/grpc-js';
 import type { Diagnostic } from '../../diags/diagnostic';
 import { error } from '../../diags/diagnostic';
 import type * as P from '../../providers/provider';
-import { Value } from '../../lang/value';
 import { codecs, ConvertError, RPC_NAMES, type Method, type Msg, type ProtoVersion } from '../convert';
 import { LaunchError, type PluginProcess } from './process';
 import type { SchemaCache } from '../schemacache';
+import { failedCallFields } from '../../providers/failed';
 
 export interface GrpcProviderOptions {
   /** Fully qualified provider address (for messages). */
@@ -77,30 +77,6 @@ function codeName(c: number): string {
     .replace(/^Ok$/, 'OK');
 }
 
-/** The fields of a failed call's response (Go's zero values: nulls and empty collections). */
-function placeholders(method: Method): Record<string, unknown> {
-  const none = Value.null();
-  const empty = new Uint8Array(0);
-  switch (method) {
-    case 'getProviderSchema':
-      return { provider: { version: 0, block: { attributes: {}, blockTypes: {} } }, resourceTypes: {}, dataSources: {}, serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false, moveResourceState: false } };
-    case 'upgradeResourceState':
-      return { upgradedState: none };
-    case 'planResourceChange':
-      return { plannedState: none, requiresReplace: [], plannedPrivate: empty };
-    case 'applyResourceChange':
-    case 'readResource':
-      return { newState: none, private: empty };
-    case 'importResourceState':
-      return { importedResources: [] };
-    case 'moveResourceState':
-      return { targetState: none, targetPrivate: empty };
-    case 'readDataSource':
-      return { state: none };
-    default:
-      return {};
-  }
-}
 
 /** Terraform's "Failed to load plugin schemas" for a provider whose schema could not be obtained. */
 export function schemaLoadFailure(fqn: string, why: string, instantiate: boolean): Diagnostic {
@@ -155,7 +131,7 @@ export class GrpcProvider implements P.Provider {
   }
 
   private async loadSchemas(): Promise<P.GetProviderSchemaResponse> {
-    const fail = (d: Diagnostic): P.GetProviderSchemaResponse => ({ diagnostics: [d], ...(placeholders('getProviderSchema') as Omit<P.GetProviderSchemaResponse, 'diagnostics'>) });
+    const fail = (d: Diagnostic): P.GetProviderSchemaResponse => ({ diagnostics: [d], ...(failedCallFields('getProviderSchema') as Omit<P.GetProviderSchemaResponse, 'diagnostics'>) });
     const cacheKey = this.opts.schemaCache ? await this.opts.schemaCache.key().catch(() => undefined) : undefined;
     if (cacheKey && this.opts.schemaCache) {
       const hit = this.opts.schemaCache.cache.get(cacheKey);
@@ -193,7 +169,7 @@ export class GrpcProvider implements P.Provider {
 
   private async call<M extends Exclude<Method, 'getProviderSchema' | 'stopProvider'>>(method: M, req: Req<M>): Promise<Res<M>> {
     // Terraform appends these as plain errors, not the provider's (contextual) diagnostics: no range, no address.
-    const fail = (d: Diagnostic) => ({ diagnostics: [{ ...d, sourceless: true }], ...placeholders(method) }) as unknown as Res<M>;
+    const fail = (d: Diagnostic) => ({ diagnostics: [{ ...d, sourceless: true }], ...failedCallFields(method) }) as unknown as Res<M>;
     if (this.closed) return fail(error('Plugin did not respond', `The provider ${this.opts.fqn} was already stopped.`));
     const schemas = await this.getProviderSchema();
     if (schemas.diagnostics.some((d) => d.severity === 'error')) return { ...fail(schemas.diagnostics[0]), diagnostics: schemas.diagnostics } as Res<M>;

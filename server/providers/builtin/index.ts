@@ -11,7 +11,6 @@
 // Siblings: terraform.ts, null.ts, random.ts, local.ts, time.ts, tls.ts (with tls/), http.ts, archive.ts;
 // the SDK is ../sdk.
 
-import { Value } from '../../lang/value';
 import type { Provider } from '../provider';
 import { ARCHIVE_PROVIDER_ADDRESS, archiveProvider } from './archive';
 import { HTTP_PROVIDER_ADDRESS, httpProvider } from './http';
@@ -21,6 +20,7 @@ import { RANDOM_PROVIDER_ADDRESS, randomProvider } from './random';
 import { TERRAFORM_PROVIDER_ADDRESS, terraformProvider } from './terraform';
 import { TIME_PROVIDER_ADDRESS, timeProvider } from './time';
 import { TLS_PROVIDER_ADDRESS, tlsProvider } from './tls';
+import { failedCallFields } from '../failed';
 
 export interface BuiltinProvider {
   /** Fully-qualified source address, e.g. registry.terraform.io/hashicorp/random. */
@@ -97,7 +97,7 @@ export function guardProvider(p: Provider): Provider {
       try {
         return await fn(req);
       } catch {
-        return { diagnostics: [pluginDidNotRespond(name)], ...placeholders(key) };
+        return { diagnostics: [pluginDidNotRespond(name)], ...failedCallFields(key) };
       }
     };
   }
@@ -118,27 +118,3 @@ export function guardProvider(p: Provider): Provider {
   return out as unknown as Provider;
 }
 
-/** The fields of a failed call's response: empty collections and dynamic nulls (Go's zero values). */
-function placeholders(method: string): Record<string, unknown> {
-  const none = Value.null();
-  const empty = new Uint8Array(0);
-  switch (method) {
-    case 'getProviderSchema':
-      return { provider: { version: 0, block: { attributes: {}, blockTypes: {} } }, resourceTypes: {}, dataSources: {}, serverCapabilities: { planDestroy: false, getProviderSchemaOptional: false, moveResourceState: false } };
-    case 'upgradeResourceState':
-      return { upgradedState: none };
-    case 'planResourceChange':
-      return { plannedState: none, requiresReplace: [], plannedPrivate: empty };
-    case 'applyResourceChange':
-    case 'readResource':
-      return { newState: none, private: empty };
-    case 'importResourceState':
-      return { importedResources: [] };
-    case 'moveResourceState':
-      return { targetState: none, targetPrivate: empty };
-    case 'readDataSource':
-      return { state: none };
-    default:
-      return {};
-  }
-}
