@@ -158,7 +158,10 @@ export class RunsTree implements vscode.TreeDataProvider<RunNode> {
         label,
         !expandable ? vscode.TreeItemCollapsibleState.None : n.run.status === 'running' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
       );
-      item.id = `run:${n.run.runId}:${n.run.status}`;
+      // The id names the status and whether the run has children: VS Code keeps an item's collapse state per id,
+      // so a running run that was first shown without children (not collapsible) would otherwise stay collapsed
+      // when its first resource starts, instead of opening as a running run does.
+      item.id = `run:${n.run.runId}:${n.run.status}:${expandable ? 'children' : 'leaf'}`;
       item.description = description;
       const [icon, color] = STATUS_ICON[n.run.status];
       item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
