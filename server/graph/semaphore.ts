@@ -1,27 +1,39 @@
 // A counting semaphore: Terraform's -parallelism limit on concurrent provider operations during a walk.
 // Contract: at most `n` holders at once; waiters are served first-come first-served; `run` releases even when
-// the function throws.
+// the function throws. A release hands the slot straight to the oldest waiter (no timer, no extra tick), and the
+// waiter queue is a ring of indices (O(1) per acquire/release: Array.shift is linear on long queues, which made a
+// 3,000-node walk quadratic).
 
 export class Semaphore {
   private held = 0;
-  private readonly waiters: (() => void)[] = [];
+  private waiters: (() => void)[] = [];
+  private head = 0;
 
   constructor(readonly n: number) {
     if (!(n >= 1)) throw new Error(`semaphore size ${n}`);
   }
 
-  async acquire(): Promise<void> {
+  acquire(): Promise<void> {
     if (this.held < this.n) {
       this.held++;
-      return;
+      return Promise.resolve();
     }
-    await new Promise<void>((r) => this.waiters.push(r));
+    return new Promise<void>((r) => this.waiters.push(r));
   }
 
   release(): void {
-    const w = this.waiters.shift();
-    if (w) w();
-    else this.held--;
+    if (this.head < this.waiters.length) {
+      const w = this.waiters[this.head];
+      this.waiters[this.head++] = undefined as unknown as () => void;
+      if (this.head === this.waiters.length) {
+        this.waiters = [];
+        this.head = 0;
+      } else if (this.head >= 1024 && this.head * 2 >= this.waiters.length) {
+        this.waiters = this.waiters.slice(this.head);
+        this.head = 0;
+      }
+      w();
+    } else this.held--;
   }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {

@@ -64,8 +64,41 @@ class JSONSyntaxError extends Error {
  */
 function parseJSON(src: string, rawKeys?: ReadonlySet<string>): JNode {
   let i = 0;
+  // A document the native parser accepts is valid JSON (the same grammar as Go's encoding/json), so raw values
+  // can be skipped by bracket matching instead of being validated character by character; an invalid document
+  // takes the validating path, which finds Go's error offset.
+  let trusted = false;
+  if (rawKeys) {
+    try {
+      JSON.parse(src);
+      trusted = true;
+    } catch {
+      trusted = false;
+    }
+  }
+  // Skips the object or array at i of a valid document (strings may hold brackets and escaped quotes).
+  const skipRaw = () => {
+    let depth = 0;
+    for (;;) {
+      const c = src.charCodeAt(i++);
+      if (c === 0x22) {
+        for (;;) {
+          const d = src.charCodeAt(i++);
+          if (d === 0x22) break;
+          if (d === 0x5c) i++;
+        }
+      } else if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        if (--depth === 0) return;
+      }
+    }
+  };
   const ws = () => {
-    while (i < src.length && (src[i] === ' ' || src[i] === '\t' || src[i] === '\n' || src[i] === '\r')) i++;
+    for (;;) {
+      const c = src.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d) i++;
+      else return;
+    }
   };
   const fail = (what: string): never => {
     throw new JSONSyntaxError(`${what} at offset ${i}`, i >= src.length ? Buffer.byteLength(src) : Buffer.byteLength(src.slice(0, i)) + 1);
@@ -93,7 +126,8 @@ function parseJSON(src: string, rawKeys?: ReadonlySet<string>): JNode {
         ws();
         if (build && rawKeys?.has(k.value) && (src[i] === '{' || src[i] === '[')) {
           const s0 = i;
-          value(false);
+          if (trusted) skipRaw();
+          else value(false);
           entries.push([k.value, src[s0] === '{' ? { kind: 'object', entries: [], start: s0, end: i } : { kind: 'array', items: [], start: s0, end: i }]);
         } else {
           const v = value(build);
@@ -196,9 +230,16 @@ function field(o: JNode | undefined, name: string): JNode | undefined {
   if (!o || o.kind !== 'object') return undefined;
   // encoding/json matches keys case-insensitively, preferring an exact match; the last duplicate wins.
   let found: JNode | undefined;
-  for (const [k, v] of o.entries) if (k === name) found = v;
+  const es = o.entries;
+  for (let j = 0; j < es.length; j++) if (es[j][0] === name) found = es[j][1];
   if (found) return found;
-  for (const [k, v] of o.entries) if (k.toLowerCase() === name.toLowerCase()) found = v;
+  // The names asked for are ASCII: a key whose lower case equals one has the same length (toLowerCase only
+  // changes the length of non-ASCII letters, and none of those fold to ASCII without keeping their length).
+  const lower = name.toLowerCase();
+  for (let j = 0; j < es.length; j++) {
+    const k = es[j][0];
+    if (k.length === name.length && k.toLowerCase() === lower) found = es[j][1];
+  }
   return found;
 }
 
@@ -500,6 +541,7 @@ function readV4(src: string, root: JNode): ReadResult {
     );
   }
   const resources = field(root, 'resources');
+  const providers = new Map<string, string | undefined>();
   for (const rs of resources?.kind === 'array' ? resources.items : []) {
     const mode = str(field(rs, 'mode'));
     const type = str(field(rs, 'type'));
@@ -509,7 +551,9 @@ function readV4(src: string, root: JNode): ReadResult {
       continue;
     }
     const module = str(field(rs, 'module'));
-    const provider = normalizeProviderConfig(str(field(rs, 'provider')));
+    const providerRaw = str(field(rs, 'provider'));
+    let provider = providers.get(providerRaw);
+    if (provider === undefined && !providers.has(providerRaw)) providers.set(providerRaw, (provider = normalizeProviderConfig(providerRaw)));
     // Terraform drops a resource whose provider address does not parse, without a diagnostic.
     if (provider === undefined) continue;
     const raddr = { module, mode: mode as ResourceMode, type, name };
