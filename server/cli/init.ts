@@ -589,7 +589,6 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     newLocks.set(k, { addr: s.addr, version: s.version, constraints: s.constraints, hashes: prev && prev.version === s.version ? prev.hashes : [] });
   }
   for (const [k, l] of installed) newLocks.set(k, l);
-  if (incomplete.length) diags.push(incompleteLockWarning(incomplete));
   if (!locksEqual(newLocks, locks.providers)) {
     if (a.lockfileReadonly) {
       const sameAddrs = newLocks.size === locks.providers.size && [...newLocks.keys()].every((k) => locks.providers.has(k));
@@ -610,6 +609,8 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
         ),
       );
     } else {
+      // Terraform warns about locally computed checksums only when the lock file changes.
+      if (incomplete.length) diags.push(incompleteLockWarning(incomplete));
       view.output(locks.providers.size === 0 ? 'lock_info' : 'dependencies_lock_changes_info');
       try {
         writeLockFile(dir, newLocks.values());

@@ -418,7 +418,8 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
   if (!planResult || hasErrors(diags)) {
     // backend_apply.go renders an errored plan only when it holds changes (NoOp included); backend_plan.go always.
     const shown = a.verb === 'plan' || a.verb === 'refresh' || (planResult?.plan !== undefined && (planResult.plan.changes.length > 0 || planResult.plan.outputs.length > 0));
-    if (shown && hasErrors(diags.filter((d) => !VALIDATE_TIME_ERRORS.has(d.summary)))) view.planFailed(planResult?.plan, a.mode);
+    // A graph-build error ("missing provider ...") leaves Terraform's Core.Plan without a plan to report either.
+    if (shown && hasErrors(diags.filter((d) => !VALIDATE_TIME_ERRORS.has(d.summary) && !d.summary.startsWith('missing provider ')))) view.planFailed(planResult?.plan, a.mode);
     view.diagnostics(diags, render);
     return 1;
   }

@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
-import { renderDiagnosticsView as renderDiagnostics } from '../diags/render';
+import { renderDiagnosticsView as renderDiagnostics, viewDiagnostics } from '../diags/render';
 import { validateDirectory } from '../config/validate';
 import { providerValidationDiagnostics } from '../engine/validate';
 import { providerFactory } from './plan';
@@ -77,8 +77,10 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
     io.stdout(`${green}Success!${reset} The configuration is valid.\n${reset}\n`);
     return 0;
   }
-  const errs = diags.filter((d) => d.severity === 'error');
-  const warns = diags.filter((d) => d.severity === 'warning');
+  // views.View.Diagnostics: sorted, similar warnings consolidated (the -json document above keeps them all).
+  const shown = viewDiagnostics(diags);
+  const errs = shown.filter((d) => d.severity === 'error');
+  const warns = shown.filter((d) => d.severity === 'warning');
   const opts = { color, sources: res.sources, contextOf: res.contextOf };
   if (errs.length) io.stderr(renderDiagnostics(errs, opts));
   if (warns.length) io.stdout(renderDiagnostics(warns, opts));

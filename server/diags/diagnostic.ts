@@ -42,6 +42,8 @@ export interface Diagnostic {
   address?: string;
   /** tfdiags.Sourceless: a failed plugin call (crash, undecodable answer), never placed in a configuration body. */
   sourceless?: boolean;
+  /** Never folded into a similar warning by the human views (tfdiags' DoNotConsolidateDiagnostic: check blocks). */
+  noConsolidate?: boolean;
   /** Free-form origin marker for editors ("syntax", "static", "eval", "provider", "plan"). */
   source?: string;
 }

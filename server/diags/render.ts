@@ -70,6 +70,77 @@ export function renderDiagnosticsView(diags: readonly Diagnostic[], opts: Render
 }
 
 /**
+ * tfdiags' Diagnostics.Sort (a stable sort): warnings before errors, then sourceless before placed, then by file
+ * (fewer path segments first, then name), start byte and end byte.
+ */
+export function sortDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
+  const depth = (f: string) => f.split('/').length - 1;
+  return diags
+    .map((d, i) => ({ d, i }))
+    .sort((x, y) => {
+      const a = x.d;
+      const b = y.d;
+      if (a.severity !== b.severity) return a.severity === 'warning' ? -1 : 1;
+      if (!a.subject !== !b.subject) return a.subject ? 1 : -1;
+      if (a.subject && b.subject) {
+        const s = a.subject;
+        const t = b.subject;
+        if (s.filename !== t.filename) {
+          if (depth(s.filename) !== depth(t.filename)) return depth(s.filename) - depth(t.filename);
+          return s.filename < t.filename ? -1 : 1;
+        }
+        if (s.start.byte !== t.start.byte) return s.start.byte - t.start.byte;
+        if (s.end.byte !== t.end.byte) return s.end.byte - t.end.byte;
+      }
+      return x.i - y.i;
+    })
+    .map((x) => x.d);
+}
+
+/**
+ * Warnings tfdiags never consolidates: those carrying a CheckRuleDiagnosticExtra of a `check` block (its
+ * assertions, and the diagnostics of a data source scoped to it, which the planner marks `noConsolidate`).
+ */
+function keptWhole(d: Diagnostic): boolean {
+  return d.summary === 'Check block assertion failed' || d.summary === 'Check block assertion known after apply' || d.noConsolidate === true;
+}
+
+/**
+ * tfdiags' ConsolidateWarnings(1), as every human command view applies it after sorting: the first warning with a
+ * source location of each summary stays where it is; later ones with the same summary are folded into it, and its
+ * detail gains "(and one more similar warning elsewhere)" / "(and N more similar warnings elsewhere)" after a blank
+ * line. Errors, sourceless warnings and check-block warnings pass through. The JSON views never consolidate.
+ */
+export function consolidateWarnings(diags: readonly Diagnostic[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const groups = new Map<string, { index: number; more: number }>();
+  for (const d of diags) {
+    if (d.severity !== 'warning' || !d.subject || keptWhole(d)) {
+      out.push(d);
+      continue;
+    }
+    const g = groups.get(d.summary);
+    if (g) g.more++;
+    else {
+      groups.set(d.summary, { index: out.length, more: 0 });
+      out.push(d);
+    }
+  }
+  for (const g of groups.values()) {
+    if (g.more === 0) continue;
+    const d = out[g.index];
+    const msg = g.more === 1 ? '(and one more similar warning elsewhere)' : `(and ${g.more} more similar warnings elsewhere)`;
+    out[g.index] = { ...d, detail: d.detail ? `${d.detail}\n\n${msg}` : msg };
+  }
+  return out;
+}
+
+/** The diagnostics a human command view prints, in its order: views.View.Diagnostics' Sort then ConsolidateWarnings(1). */
+export function viewDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
+  return consolidateWarnings(sortDiagnostics(diags));
+}
+
+/**
  * Diagnostics as the older commands that write through Terraform's coloured UI print them (console, fmt):
  * coloured, each box is wrapped in one more red/reset pair and followed by a reset line.
  */

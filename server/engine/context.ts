@@ -44,6 +44,7 @@ import { marshal, unmarshal } from './ctyjson';
 import { decodeBody } from './decode';
 import type { Hooks } from './hooks';
 import { CheckTracker, evalCondition, type ConditionKind, type Rule } from './conditions';
+import { providerGraphDiagnostics } from './validate';
 
 /** Supplies a provider instance for a provider source address (`terraform.io/builtin/terraform`). */
 export type ProviderFactory = (fqn: string) => Provider | undefined;
@@ -247,7 +248,8 @@ export function buildConfigGraph(root: Module): BuiltGraph {
   // Which configuration each resource uses: a block of its own module, one passed in through `providers = {}`,
   // or an inherited default one (resolveResourceProviders, Terraform's ProviderTransformer).
   const resolved = resolveResourceProviders(root);
-  const missing = new Set<string>();
+  // A `providers = {}` entry naming a configuration its caller lacks ends Terraform's graph build (engine/validate.ts).
+  diagnostics.push(...providerGraphDiagnostics(root));
 
   const ensureProvider = (fqn: string, local: string, alias: string | undefined, module = ''): string => {
     const addr = absProviderConfigString({ module, fqn, alias });
@@ -281,13 +283,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       const rc = resolved.get(configResourceAddr(p, resourceKey(r)));
       const cfgMod = rc?.module ?? '';
       const cfgAlias = rc ? rc.alias : alias;
-      const pk = ensureProvider(fqn, local, cfgAlias, cfgMod);
-      // An aliased configuration passed in from a caller that declares no such block (Terraform's graph builder).
-      const pn = g.get(pk) as Extract<Node, { kind: 'provider' }>;
-      if (rc && cfgAlias && cfgMod !== p && !pn.config && !missing.has(pk)) {
-        missing.add(pk);
-        diagnostics.push(error(`missing provider ${absProviderConfigString({ module: cfgMod, fqn, alias: cfgAlias })}`, ''));
-      }
+      ensureProvider(fqn, local, cfgAlias, cfgMod);
       const k = nodeKey('resource', p, resourceKey(r));
       g.add(k, { kind: 'resource', path: p, mod: m, res: r, fqn, providerAddr: absProviderConfigString({ module: cfgMod, fqn, alias: cfgAlias }) });
       resourceNodes.set(configResourceAddr(p, resourceKey(r)), k);

@@ -707,7 +707,7 @@ class Planner {
       // Problems reading a data source scoped to a check block are warnings: checks never block a plan.
       const ds: Diagnostic[] = [];
       const v = await this.planDataInner(n, inst, addr, rep, schema, ds);
-      for (const d of ds) outDiags.push(d.severity === 'error' ? { ...d, severity: 'warning' } : d);
+      for (const d of ds) outDiags.push({ ...d, severity: 'warning', noConsolidate: true });
       return v ?? Value.unknown(impliedType(schema.block));
     }
     return this.planDataInner(n, inst, addr, rep, schema, outDiags);

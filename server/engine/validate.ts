@@ -21,7 +21,8 @@
 
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
-import { parseFullyQualified, providerForDisplay } from '../addrs/provider';
+import { parseFullyQualified, providerForDisplay, providerString } from '../addrs/provider';
+import { providerForLocalName } from '../providers/resolve';
 import type { Body, Expression } from '../config/hclbody';
 import { refsOf } from '../config/checks';
 import { ModuleEvaluator } from '../config/evaluate';
@@ -71,8 +72,55 @@ function idOf(o: object): number {
 /** Functions whose result depends on more than their arguments (files, time): never cached. */
 const IMPURE = /file|template|timestamp|uuid|plantimestamp/;
 
-/** The provider diagnostics of the validate walk over `root` and its loaded children, sorted by file and position. */
+/**
+ * The error Terraform's graph builders (validate, plan, apply, import) stop at before any walk: its
+ * ProviderConfigTransformer, visiting the module tree parents first, gives each module a set of provider
+ * configurations (the root's required_providers entries without a block, every module's provider blocks, and a
+ * proxy for each `providers = {}` entry of its call). An entry whose configuration in the caller is not in the
+ * caller's set ends the build with "missing provider ADDR" (sourceless, no detail), where ADDR names the
+ * caller's module, the provider the child's local name stands for, and the caller's alias. Inherited defaults
+ * are no members, so `random = random` in a module whose caller declares no `random` fails too. Only the first
+ * such error is reported, as Terraform returns on it; siblings are visited in name order (Terraform's order is
+ * that of a Go map).
+ */
+export function providerGraphDiagnostics(root: Module): Diagnostic[] {
+  const have = new Set<string>();
+  const addr = (module: string, fqn: string, alias?: string) => `${module ? module + '.' : ''}provider["${fqn}"]${alias ? '.' + alias : ''}`;
+  const ref = (text: string) => /^\s*([A-Za-z_][\w-]*)(?:\.([A-Za-z_][\w-]*))?\s*$/.exec(text);
+  const visit = (m: Module): Diagnostic | undefined => {
+    if (m.path === '')
+      for (const tb of m.terraform) for (const rp of tb.requiredProviders) have.add(addr('', providerString(providerForLocalName(m, rp.name))));
+    for (const p of m.providers) have.add(addr(m.path, providerString(providerForLocalName(m, p.name)), p.alias));
+    for (const call of [...m.moduleCalls.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const child = call.module;
+      if (!child) continue;
+      const e = call.providers;
+      if (e && e.shape === 'object')
+        for (const it of e.items ?? []) {
+          const inChild = ref(it.key.text);
+          const inParent = ref(it.value.text);
+          if (!inChild || !inParent) continue;
+          const fqn = providerString(providerForLocalName(child, inChild[1]));
+          const parent = addr(m.path, fqn, inParent[2]);
+          if (!have.has(parent)) return error(`missing provider ${parent}`, '');
+          have.add(addr(child.path, fqn, inChild[2]));
+        }
+      const d = visit(child);
+      if (d) return d;
+    }
+    return undefined;
+  };
+  const d = visit(root);
+  return d ? [d] : [];
+}
+
+/**
+ * The provider diagnostics of the validate walk over `root` and its loaded children, sorted by file and position;
+ * when the graph cannot be built (providerGraphDiagnostics), only that error, as Terraform never starts the walk.
+ */
 export async function providerValidationDiagnostics(root: Module, opts: ProviderValidationOptions): Promise<Diagnostic[]> {
+  const graphErrors = providerGraphDiagnostics(root);
+  if (graphErrors.length) return graphErrors;
   const out: Diagnostic[] = [];
   type Entry = { provider: Provider; schema: GetProviderSchemaResponse } | undefined;
   const schemas = new Map<string, Entry>();

@@ -8,7 +8,8 @@
 //     implied local mirrors are used (terraform.d/plugins in the working directory, ~/.terraform.d/plugins,
 //     $XDG_DATA_HOME/terraform/plugins and /usr/local/share/terraform/plugins, /usr/share/terraform/plugins);
 //   - mirror and cache layouts: unpacked `<root>/<host>/<ns>/<type>/<version>/<os_arch>/terraform-provider-<type>*`
-//     (packed `.zip` mirror archives are listed but Foresight cannot extract them: reported clearly);
+//     and packed `<root>/<host>/<ns>/<type>/terraform-provider-<type>_<version>_<os>_<arch>.zip` (zip.ts unpacks
+//     them into the data directory or the plugin cache as Terraform's installer does);
 //   - the working directory's installed packages `<TF_DATA_DIR>/providers/<host>/<ns>/<type>/<version>/<os_arch>/`
 //     (terraform init writes a symlink to the mirror / cache directory, or a copy);
 //   - the hashes of `.terraform.lock.hcl`: `h1:` (golang.org/x/mod dirhash Hash1 of the package directory: sha256 of
@@ -33,6 +34,7 @@ import type { ProviderAddr } from '../addrs/provider';
 import { isAddrError, parseProviderSource, providerString, UNKNOWN_NAMESPACE } from '../addrs/provider';
 import type { ProviderConstraint } from '../versions/provider';
 import { newestMeeting, parseSemVer, providerConstraintsString } from '../versions/provider';
+import { extractZip, hashZipH1 } from './zip';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -269,10 +271,42 @@ export function packagesIn(root: string, fqn: string, platform = currentPlatform
   for (const name of listDir(base)) {
     const full = join(base, name);
     if (parseSemVer(name) && isDir(join(full, platform))) out.push({ fqn, version: name, platform, location: join(full, platform), packed: false });
-    const m = /^terraform-provider-(.+)_([^_]+)_([a-z0-9]+_[a-z0-9]+)\.zip$/.exec(name);
-    if (m && m[1] === type && m[3] === platform && parseSemVer(m[2])) out.push({ fqn, version: m[2], platform, location: full, packed: true });
+    const packed = parsePackedName(name, type);
+    if (packed && packed.platform === platform && !isDir(full)) out.push({ fqn, version: packed.version, platform, location: full, packed: true });
   }
   return out;
+}
+
+/** Every version of a provider a mirror holds for any platform (FilesystemMirrorSource.AvailableVersions). */
+export function versionsIn(root: string, fqn: string): string[] {
+  const [host, ns, type] = fqn.split('/');
+  const base = join(root, host, ns, type);
+  const out = new Set<string>();
+  for (const name of listDir(base)) {
+    const full = join(base, name);
+    if (parseSemVer(name) && isDir(full) && listDir(full).some((p) => /^[a-z0-9]+_[a-z0-9]+$/.test(p) && isDir(join(full, p)))) out.add(name);
+    const packed = parsePackedName(name, type);
+    if (packed && !isDir(full)) out.add(packed.version);
+  }
+  return [...out];
+}
+
+/**
+ * The version and platform a packed archive's file name announces (SearchLocalDirectory: compared in lower case,
+ * `terraform-provider-<type>_` prefix, `.zip` suffix, then `<version>_<os>_<arch>`), or undefined.
+ */
+export function parsePackedName(name: string, type: string): { version: string; platform: string } | undefined {
+  const norm = name.toLowerCase();
+  const prefix = `terraform-provider-${type.toLowerCase()}_`;
+  if (!norm.startsWith(prefix) || !norm.endsWith('.zip')) return undefined;
+  const parts = norm.slice(prefix.length, -4).split('_');
+  if (parts.length < 3 || !parseSemVer(parts[0]) || !parts[1] || !parts[2]) return undefined;
+  return { version: parts[0], platform: `${parts[1]}_${parts[2]}` };
+}
+
+/** The packed file name of a package (PackedFilePathForPackage's base name). */
+export function packedFileName(type: string, version: string, platform: string): string {
+  return `terraform-provider-${type}_${version}_${platform}.zip`;
 }
 
 /** The provider's executable inside a package directory (terraform-provider-<type>*), or undefined. */
@@ -353,15 +387,37 @@ export async function hashArchive(zip: string): Promise<string> {
   return 'zh:' + (await sha256File(zip)).toString('hex');
 }
 
-/** Whether a package matches any recorded hash (PackageMatchesAnyHash: h1 for directories, zh/h1 for archives). */
+/** The h1: hash of a package, unpacked (dirhash.HashDir) or packed (dirhash.HashZip over the archive's entries). */
+export async function hashPackage(pkg: { location: string; packed: boolean }): Promise<string> {
+  if (!pkg.packed) return hashPackageDir(pkg.location);
+  const real = realpathSync(pkg.location);
+  const st = statSync(real);
+  const key = `zip:${st.size}:${st.mtimeMs}:${st.ino}`;
+  const hit = hashCache.get(real);
+  if (hit && hit.key === key) return hit.hash;
+  const hash = hashZipH1(real);
+  hashCache.set(real, { key, hash });
+  hash.catch(() => hashCache.delete(real));
+  return hash;
+}
+
+/**
+ * Whether a package matches any recorded hash (PackageMatchesAnyHash): h1: against the package's dirhash (of the
+ * directory, or of the archive's entries), zh: only for archives (sha256 of the file); other schemes never match.
+ */
 export async function packageMatchesAnyHash(pkg: { location: string; packed: boolean }, hashes: readonly string[]): Promise<boolean> {
-  if (pkg.packed) {
-    const zh = await hashArchive(pkg.location);
-    return hashes.includes(zh);
+  let h1: string | undefined;
+  let zh: string | undefined;
+  for (const want of hashes) {
+    if (want.startsWith('h1:')) {
+      h1 ??= await hashPackage(pkg);
+      if (h1 === want) return true;
+    } else if (want.startsWith('zh:') && pkg.packed) {
+      zh ??= await hashArchive(pkg.location);
+      if (zh === want) return true;
+    }
   }
-  if (!hashes.some((h) => h.startsWith('h1:'))) return false;
-  const h1 = await hashPackageDir(pkg.location);
-  return hashes.includes(h1);
+  return false;
 }
 
 // ---- the working directory's installed providers ---------------------------------------------------------
@@ -452,9 +508,10 @@ export interface Candidate extends PackageDir {
  * first method listing a version wins) and the plugin cache. `direct`/`network_mirror` methods would need the
  * network: they are reported through `needsNetwork`.
  */
-export function installCandidates(cfg: CliConfig, fqn: string): { candidates: Candidate[]; needsNetwork: boolean } {
+export function installCandidates(cfg: CliConfig, fqn: string): { candidates: Candidate[]; needsNetwork: boolean; otherPlatforms: string[] } {
   const out = new Map<string, Candidate>();
   let needsNetwork = false;
+  const any = new Set<string>();
   for (const m of cfg.methods) {
     if (!methodApplies(m, fqn)) continue;
     if (m.kind !== 'filesystem_mirror') {
@@ -462,10 +519,20 @@ export function installCandidates(cfg: CliConfig, fqn: string): { candidates: Ca
       continue;
     }
     for (const p of packagesIn(m.location!, fqn)) if (!out.has(p.version)) out.set(p.version, { ...p, source: 'filesystem_mirror' });
+    for (const v of versionsIn(m.location!, fqn)) any.add(v);
   }
+  const otherPlatforms = [...any].filter((v) => !out.has(v));
   // The global cache holds what earlier installs downloaded; Terraform uses it instead of downloading again.
   if (cfg.pluginCacheDir) for (const p of packagesIn(cfg.pluginCacheDir, fqn)) if (!out.has(p.version)) out.set(p.version, { ...p, source: 'cache' });
-  return { candidates: [...out.values()], needsNetwork };
+  return { candidates: [...out.values()], needsNetwork, otherPlatforms };
+}
+
+/** Terraform's error for a selected version that a mirror holds only for other platforms (ErrPlatformNotSupported). */
+export function incompatiblePlatform(fqn: string, version: string): Diagnostic {
+  return error(
+    'Incompatible provider version',
+    `Provider ${fqn} v${version} does not have a package available for your current platform, ${currentPlatform()}.\n\nProvider releases are separate from Terraform CLI releases, so not all providers are available for all platforms. Other versions of this provider may have different platforms supported.`,
+  );
 }
 
 // ---- installing (init) -----------------------------------------------------------------------------------
@@ -475,7 +542,7 @@ export interface InstallResult {
   action: 'installed' | 'reused';
   /** The lock's hashes after installation (sorted, unique). */
   hashes: string[];
-  /** The package's locally computed hashes were not all in the prior lock (Terraform's incomplete-lock warning). */
+  /** Terraform's incomplete-lock warning applies (no prior hashes, or only the one just computed). */
   newLocalHashes: boolean;
 }
 
@@ -512,13 +579,7 @@ export async function installPackage(
   // Already installed and consistent with the lock: nothing to do.
   if (priorHashes.length && isDir(target) && findExecutable(target, type) && (await packageMatchesAnyHash({ location: target, packed: false }, priorHashes)))
     return { action: 'reused', hashes: [...priorHashes], newLocalHashes: false };
-  if (cand.packed)
-    return {
-      error: error(
-        'Failed to install provider',
-        `Error while installing ${display} v${cand.version}: Foresight cannot extract the packed provider archive ${cand.location}; unpack it into the unpacked mirror layout (${cand.fqn}/${cand.version}/${cand.platform}/) next to it.`,
-      ),
-    };
+  if (cand.packed) return installArchive(cfg, cand, priorHashes, display, target);
   if (!findExecutable(cand.location, type))
     return { error: error('Failed to install provider', `Error while installing ${display} v${cand.version}: provider binary not found: could not find executable file starting with terraform-provider-${type}`) };
   let h1: string;
@@ -527,7 +588,8 @@ export async function installPackage(
   } catch (e) {
     return { error: error('Failed to install provider', `Error while installing ${display} v${cand.version}: ${(e as Error).message}`) };
   }
-  if (priorHashes.length && !priorHashes.includes(h1))
+  // installFromLocalDir checks only when a hash of another scheme than zh: (archives only) was recorded.
+  if (priorHashes.some((h) => !h.startsWith('zh:')) && !priorHashes.includes(h1))
     return {
       error: error(
         'Failed to install provider',
@@ -546,7 +608,57 @@ export async function installPackage(
     return { error: error('Failed to install provider', `Error while installing ${display} v${cand.version}: ${(e as Error).message}`) };
   }
   const hashes = [...new Set([...priorHashes, h1])].sort();
-  return { action: 'installed', hashes, newLocalHashes: !priorHashes.includes(h1) };
+  return { action: 'installed', hashes, newLocalHashes: incompleteAfter(priorHashes, h1) };
+}
+
+/**
+ * init's ProvidersLockUpdated rule for the incomplete-lock warning, with no signed hashes (mirrors never sign): the
+ * lock is incomplete when nothing was recorded before or exactly the hash just computed was.
+ */
+function incompleteAfter(priorHashes: readonly string[], h1: string): boolean {
+  return priorHashes.length === 0 || (priorHashes.length === 1 && priorHashes[0] === h1);
+}
+
+/** installFromLocalArchive: checks the prior hashes, unpacks (into the plugin cache when there is one) and links. */
+async function installArchive(
+  cfg: CliConfig,
+  cand: Candidate,
+  priorHashes: readonly string[],
+  display: string,
+  target: string,
+): Promise<InstallResult | { error: Diagnostic }> {
+  const fail = (msg: string) => ({ error: error('Failed to install provider', `Error while installing ${display} v${cand.version}: ${msg}`) });
+  const type = cand.fqn.split('/')[2];
+  try {
+    if (priorHashes.length && !(await packageMatchesAnyHash(cand, priorHashes)))
+      return fail(
+        `the current package for ${cand.fqn} ${cand.version} doesn't match any of the checksums previously recorded in the dependency lock file; for more information: https://developer.hashicorp.com/terraform/language/files/dependency-lock#checksum-verification`,
+      );
+  } catch (e) {
+    return fail(`failed to calculate checksum for ${cand.fqn} ${cand.version} package at ${cand.location}: ${(e as Error).message}`);
+  }
+  const installTo = cfg.pluginCacheDir ? join(cfg.pluginCacheDir, cand.fqn, cand.version, cand.platform) : target;
+  try {
+    // A symlink left by an earlier install from an unpacked mirror is replaced, never written through.
+    try {
+      if (lstatSync(installTo).isSymbolicLink()) unlinkSync(installTo);
+    } catch {
+      // nothing there
+    }
+    await extractZip(cand.location, installTo);
+    if (!findExecutable(installTo, type)) return fail(`provider binary not found: could not find executable file starting with terraform-provider-${type}`);
+    if (installTo !== target) linkDir(resolve(installTo), target);
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+  let h1: string;
+  try {
+    h1 = await hashPackageDir(target);
+  } catch (e) {
+    return fail(`after installing ${cand.fqn}, failed to compute a checksum for it: ${(e as Error).message}`);
+  }
+  const hashes = [...new Set([...priorHashes, h1])].sort();
+  return { action: 'installed', hashes, newLocalHashes: incompleteAfter(priorHashes, h1) };
 }
 
 /** Terraform's warning after locally computed hashes were recorded (command.InitCommand, incompleteProviders). */
@@ -579,20 +691,19 @@ export function selectExternal(
   locked: string | undefined,
   upgrade: boolean,
 ): { candidate: Candidate } | { error: Diagnostic } {
-  const { candidates, needsNetwork } = installCandidates(cfg, fqn);
+  const { candidates, needsNetwork, otherPlatforms } = installCandidates(cfg, fqn);
   const cstr = providerConstraintsString([...constraints]);
   if (!upgrade && locked !== undefined) {
     if (newestMeeting([locked], [...constraints]) === undefined)
       return { error: queryFailed(display, `locked provider ${fqn} ${locked} does not match configured version constraint ${cstr}; must use terraform init -upgrade to allow selection of new versions`) };
     const c = candidates.find((x) => x.version === locked);
     if (c) return { candidate: c };
+    if (otherPlatforms.includes(locked)) return { error: incompatiblePlatform(fqn, locked) };
     if (needsNetwork) return { error: noNetwork(cfg, fqn, display) };
     return { error: queryFailed(display, `the previously-selected version ${locked} is no longer available`) };
   }
-  const v = newestMeeting(
-    candidates.map((c) => c.version),
-    [...constraints],
-  );
+  const v = newestMeeting([...candidates.map((c) => c.version), ...otherPlatforms], [...constraints]);
+  if (v !== undefined && otherPlatforms.includes(v)) return { error: incompatiblePlatform(fqn, v) };
   if (v !== undefined) return { candidate: candidates.find((c) => c.version === v)! };
   if (needsNetwork) return { error: noNetwork(cfg, fqn, display) };
   if (candidates.length) return { error: queryFailed(display, `no available releases match the given constraints ${cstr}`) };

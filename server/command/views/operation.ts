@@ -8,7 +8,7 @@
 import { colorize } from '../../cli/state/meta';
 import type { CliIO } from '../../cli/io';
 import type { Diagnostic } from '../../diags/diagnostic';
-import { renderDiagnosticsView, type RenderOptions } from '../../diags/render';
+import { renderDiagnosticsView, viewDiagnostics, type RenderOptions } from '../../diags/render';
 import type { Hooks } from '../../engine/hooks';
 import { formatValue } from '../../lang/format';
 import { compareBytes } from '../../lang/types';
@@ -253,7 +253,7 @@ export class HumanView implements OperationView {
   }
 
   diagnostics(diags: readonly Diagnostic[], render: RenderOptions): void {
-    for (const d of diags) {
+    for (const d of viewDiagnostics(diags)) {
       const text = renderDiagnosticsView([d], { ...render, color: this.color });
       if (d.severity === 'error') this.io.stderr(text);
       else this.io.stdout(text);

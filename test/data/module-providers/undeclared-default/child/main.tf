@@ -1,0 +1,3 @@
+resource "random_id" "x" {
+  byte_length = 2
+}

@@ -1,0 +1,7 @@
+module "m" {
+  source    = "./child"
+  providers = { random = random }
+}
+module "mid" {
+  source = "./mid"
+}
