@@ -78,6 +78,30 @@ export interface PlanOptions {
   signal?: AbortSignal;
   /** Clock for the plan timestamp (tests). */
   now?: () => Date;
+  /** Reuse of resource nodes from the caller's previous plan of the same state (the preview's; see PlanReuse). */
+  reuse?: PlanReuse;
+}
+
+/**
+ * The hook of incremental plans (used by the language server's preview, server/lsp/preview/memo.ts). The planner
+ * does the mechanics, the caller the policy:
+ * - `done` is called after every node of the walk with its outcome; for a resource node whose whole effect on the
+ *   plan is its values and changes (managed, normal mode, no targets, imports, conditions, orphans, deposed objects
+ *   or diagnostics) it also gets those `effects`, and `replayed` says whether they were replayed.
+ * - `replay` is asked before a resource node runs: effects it returns (recorded by `done` for the same node key in
+ *   an earlier plan) are restored instead of evaluating and planning the node. The caller answers only when every
+ *   input of the node is unchanged (its definition, what it depends on, the state, the providers), so the plan
+ *   equals a full one. Hooks (preDiff/postDiff) are not called for replayed nodes.
+ */
+export interface PlanReuse {
+  replay(key: string, n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext): ResourceEffects | undefined;
+  done(key: string, n: Node, ok: boolean, ctx: WalkContext, effects: ResourceEffects | undefined, replayed: boolean): void;
+}
+
+/** What a resource node contributed to a plan: its values per module instance address, and its changes in order. */
+export interface ResourceEffects {
+  values: ReadonlyMap<string, ResourceValues>;
+  changes: readonly ResourceInstanceChange[];
 }
 
 export interface PlanResult {
@@ -176,6 +200,7 @@ class Planner {
         return this.evalCheck(n);
       case 'resource':
         if (this.targeted && !this.targeted.has(key)) return true;
+        if (this.opts.reuse && this.replayResource(key, n)) return true;
         return this.planResource(n, this.directlyTargeted.has(key));
       case 'destroy':
         return true;
@@ -270,6 +295,9 @@ class Planner {
     }
     const diags: Diagnostic[] = [];
     const tasks: Promise<boolean>[] = [];
+    // (PlanReuse: only a node whose whole effect is its values and changes is offered for reuse.)
+    let reusable =
+      this.opts.reuse !== undefined && this.mode === 'normal' && r.mode === 'managed' && !this.targets.length && !this.forceReplace.length && !this.imports.size && !r.lifecycle?.preconditions.length && !r.lifecycle?.postconditions.length;
     for (const inst of this.ctx.instancesOf(n.path)) {
       const e = this.mode === 'destroy' ? { kind: 'single' as const } : this.ctx.expand(inst, r.count, r.forEach, diags);
       const rv: ResourceValues = { expansion: e, instances: new Map() };
@@ -281,6 +309,7 @@ class Planner {
       // Orphaned instances (keys no longer in the expansion).
       if (rs) {
         for (const [ks, is] of rs.instances) {
+          if (is.deposed.size || !wanted.has(ks)) reusable = false;
           if (wanted.has(ks)) {
             for (const dk of is.deposed.keys()) tasks.push(this.planDeposed(instAddr(inst.addr, r, is.key), dk, schema, rs.provider, r));
             continue;
@@ -323,7 +352,41 @@ class Planner {
     }
     const results = await Promise.all(tasks);
     this.diagnostics.push(...diags);
-    return results.every((x) => x) && !hasErr(diags);
+    const ok = results.every((x) => x) && !hasErr(diags);
+    if (reusable && ok && !diags.length) this.recordEffects(n);
+    return ok;
+  }
+
+  /** PlanReuse: effects by node, and the nodes whose effects were replayed. */
+  readonly effects = new Map<Node, ResourceEffects>();
+  readonly replayed = new Set<Node>();
+
+  private recordEffects(n: Extract<Node, { kind: 'resource' }>): void {
+    const values = new Map<string, ResourceValues>();
+    const changes: ResourceInstanceChange[] = [];
+    for (const inst of this.ctx.instancesOf(n.path)) {
+      const rv = inst.resources.get(configResourceKey(n.res));
+      if (!rv) return;
+      values.set(inst.addr, rv);
+      for (const k of expansionKeys(rv.expansion)) {
+        const c = this.changeByAddr.get(instanceAddrString(instAddr(inst.addr, n.res, k)));
+        if (!c) return;
+        changes.push(c);
+      }
+    }
+    this.effects.set(n, { values, changes });
+  }
+
+  /** Restores a resource node's effects from the caller's earlier plan (PlanReuse); false when it must run. */
+  private replayResource(key: string, n: Extract<Node, { kind: 'resource' }>): boolean {
+    const e = this.opts.reuse!.replay(key, n, this.ctx);
+    const insts = this.ctx.instancesOf(n.path);
+    if (!e || e.values.size !== insts.length || !insts.every((i) => e.values.has(i.addr))) return false;
+    for (const inst of insts) inst.resources.set(configResourceKey(n.res), e.values.get(inst.addr)!);
+    for (const c of e.changes) this.addChange(c);
+    this.effects.set(n, e);
+    this.replayed.add(n);
+    return true;
   }
 
   /** Upgrades a stored object to the provider's current schema and decodes it. */
@@ -1014,7 +1077,15 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
         await pl.ctx.configureProvider({ kind: 'provider', fqn, name: fqn.split('/').pop()! });
       }
     }
-    await walk(built.graph, (k, n) => pl.exec(k, n), { signal: opts.signal, order: displayOrder(built.graph) });
+    const reuse = opts.reuse;
+    const exec = reuse
+      ? async (k: string, n: Node) => {
+          const ok = await pl.exec(k, n);
+          reuse.done(k, n, ok, pl.ctx, pl.effects.get(n), pl.replayed.has(n));
+          return ok;
+        }
+      : (k: string, n: Node) => pl.exec(k, n);
+    await walk(built.graph, exec, { signal: opts.signal, order: displayOrder(built.graph) });
     if (!hasErr(diags) || pl.changes.length) await pl.planStateOrphans();
   }
   if (pl.forgotten.length) {

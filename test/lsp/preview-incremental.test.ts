@@ -1,9 +1,12 @@
-// The preview's caches (per-file parses, PlanResourceChange answers) never change a result: after a series of
-// seeded random edits (values, references between resources, resources added and removed, count changes, files
-// edited in the editor or on disk), each incremental preview equals a preview made with every cache forgotten.
+// The preview's caches (per-file parses, PlanResourceChange answers, the state, the incremental plan's records of
+// memo.ts, the presentation's per-block caches) never change a result: after a series of seeded random edits
+// (values, references between resources across files, resources added and removed, count changes, replacement
+// triggers, create_before_destroy forced through a dependent, the variable every resource reads, files edited in
+// the editor or on disk), each incremental preview equals a preview made with every cache forgotten, and a
+// repeated preview replays every resource node it can.
 
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -29,6 +32,9 @@ interface Res {
   value: string;
   ref?: string;
   count?: number;
+  /** triggers_replace (a change replaces the resource). */
+  trig?: string;
+  cbd?: boolean;
 }
 
 function fileText(rs: Res[]): string {
@@ -39,7 +45,10 @@ function fileText(rs: Res[]): string {
         (r.count !== undefined ? `  count = ${r.count}\n` : '') +
         `  input = {\n    v   = "${r.value}"\n    env = var.env\n` +
         (r.ref ? `    ref = terraform_data.${r.ref}.input\n` : '') +
-        `  }\n}\n`,
+        `  }\n` +
+        (r.trig !== undefined ? `  triggers_replace = "${r.trig}"\n` : '') +
+        (r.cbd ? `  lifecycle {\n    create_before_destroy = true\n  }\n` : '') +
+        `}\n`,
     )
     .join('\n');
 }
@@ -56,7 +65,8 @@ test('preview: incremental previews after random edits equal fresh full previews
   try {
     const random = rng(Number(process.env.FORESIGHT_PREVIEW_SEED ?? 7));
     const files: Res[][] = [0, 1, 2].map((f) => Array.from({ length: 6 }, (_, i) => ({ name: `r${f}_${i}`, value: `v${f}${i}`, ...(i > 0 ? { ref: `r${f}_${i - 1}` } : {}) })));
-    writeFileSync(join(dir, 'variables.tf'), 'variable "env" {\n  type    = string\n  default = "dev"\n}\n');
+    const variables = (env: string) => `variable "env" {\n  type    = string\n  default = "${env}"\n}\n`;
+    writeFileSync(join(dir, 'variables.tf'), variables('dev'));
     const write = (f: number) => writeFileSync(join(dir, `f${f}.tf`), fileText(files[f]));
     for (let f = 0; f < files.length; f++) write(f);
     assert.equal(await main(['apply', '-auto-approve', '-input=false', '-no-color'], io), 0);
@@ -64,12 +74,16 @@ test('preview: incremental previews after random edits equal fresh full previews
     let serial = 0;
     const all = () => files.flat();
     let checked = 0;
-    for (let step = 0; step < 25; step++) {
+    let replayedSeen = 0;
+    for (let step = 0; step < 30; step++) {
       const f = Math.floor(random() * files.length);
       const rs = files[f];
-      const kind = Math.floor(random() * 5);
+      const kind = Math.floor(random() * 8);
       const pick = rs[Math.floor(random() * rs.length)];
       if (kind === 0 && pick) pick.value = `e${step}`;
+      else if (kind === 5 && pick) pick.trig = `t${step}`;
+      else if (kind === 6 && pick) pick.cbd = !pick.cbd;
+      else if (kind === 7) overlays.set(join(dir, 'variables.tf'), variables(`env${step % 3}`));
       else if (kind === 1 && pick) {
         // A reference to any other resource of the workspace (never itself, never a cycle: only to names created earlier).
         const others = all().filter((r) => r.name < pick.name && r.count === undefined);
@@ -85,6 +99,11 @@ test('preview: incremental previews after random edits equal fresh full previews
         overlays.delete(path);
         write(f);
       } else overlays.set(path, fileText(rs));
+      // A removed resource's references in the other files went with it: those files are edited too.
+      for (let g = 0; g < files.length; g++) {
+        const p = join(dir, `f${g}.tf`);
+        if (g !== f && (overlays.get(p) ?? readFileSync(p, 'utf8')) !== fileText(files[g])) overlays.set(p, fileText(files[g]));
+      }
       const incremental = await makePreview(dir, overlays, {});
       resetPreviewCaches();
       const fresh = await makePreview(dir, overlays, {});
@@ -94,9 +113,19 @@ test('preview: incremental previews after random edits equal fresh full previews
       const again = await makePreview(dir, overlays, {});
       assert.deepEqual(shown(again), shown(fresh), `step ${step}: a repeated preview differs`);
       assert.equal(again.stats.planCalls, 0, `step ${step}: a repeated preview called PlanResourceChange`);
+      // Nothing changed since the fresh preview: every resource block is replayed but those with orphaned
+      // instances (a count that went down: their Delete changes are planned each time).
+      const nodes = all().length;
+      const configured = new Set(all().map((r) => `terraform_data.${r.name}`));
+      const orphaned = fresh.changes.filter((c) => c.action === 'delete').map((c) => c.address.replace(/\[\d+\]$/, '')).filter((a) => configured.has(a));
+      assert.equal(again.stats.replayed + again.stats.planned, nodes, `step ${step}: resource nodes walked`);
+      assert.equal(again.stats.planned, new Set(orphaned).size, `step ${step}: resource nodes planned again (${JSON.stringify(orphaned)})`);
+      assert.equal(again.stats.stateRead, false, `step ${step}: the unchanged state was read again`);
+      replayedSeen += incremental.stats.replayed;
       checked++;
     }
-    assert.equal(checked, 25);
+    assert.equal(checked, 30);
+    assert.ok(replayedSeen > 0, 'the incremental previews replayed nothing');
   } finally {
     resetPreviewCaches();
     rmSync(dir, { recursive: true, force: true });

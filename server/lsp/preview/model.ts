@@ -64,12 +64,15 @@ export interface FilePresentation {
 /** Texts of the files a plan was made from (overlays first, disk otherwise), with their line indexes. */
 export class Sources {
   private readonly cache = new Map<string, LineIndex>();
+  private readonly absCache = new Map<string, string>();
   constructor(
     private readonly dir: string,
     private readonly overlays: Map<string, string>,
   ) {}
   abs(filename: string): string {
-    return isAbsolute(filename) ? filename : join(this.dir, filename);
+    let p = this.absCache.get(filename);
+    if (p === undefined) this.absCache.set(filename, (p = isAbsolute(filename) ? filename : join(this.dir, filename)));
+    return p;
   }
   index(filename: string): LineIndex {
     const p = this.abs(filename);
@@ -283,8 +286,20 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
       const f = file(r.declRange.filename);
       const target = (m.path ? m.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
       f.lenses.push({ range: declRange, title: lensTitle(changes, !!(r.count || r.forEach), drift, plan), target, instance: changes[0] ? instanceAddrString(changes[0].addr) : target });
-      resourceHints(r, changes, src, f);
-      resourceHovers(plan, r, changes, src, f, blockHoverOf);
+      // Hints and hovers of a block are a function of its body (the same object while its file's text is
+      // unchanged) and its changes (the same objects when the plan reused them, server/lsp/preview/memo.ts).
+      const hit = opts.lazyHovers ? blockCache.get(r.config) : undefined;
+      if (hit && hit.r === r.declRange && hit.changes.length === changes.length && hit.changes.every((c, i) => c === changes[i])) {
+        f.hints.push(...hit.hints);
+        f.hovers.push(...hit.hovers);
+      } else {
+        const own: FilePresentation = { lenses: [], hints: [], hovers: [] };
+        resourceHints(r, changes, src, own);
+        resourceHovers(plan, r, changes, src, own, blockHoverOf);
+        f.hints.push(...own.hints);
+        f.hovers.push(...own.hovers);
+        if (opts.lazyHovers) blockCache.set(r.config, { r: r.declRange, changes, hints: own.hints, hovers: own.hovers });
+      }
     }
     // Module calls: the summary of every change below them.
     for (const call of m.moduleCalls.values()) {
@@ -373,6 +388,12 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     files,
   };
 }
+
+/** A resource block's hints and hovers by its body (present's lazy-hover presentations; never mutated). */
+const blockCache = new WeakMap<Body, { r: EngineRange; changes: readonly ResourceInstanceChange[]; hints: HintInfo[]; hovers: HoverInfo[] }>();
+
+/** A reference's hover by the reference, valid while the changes its value came from are the same objects. */
+const referenceCache = new WeakMap<Reference, { from: readonly ResourceInstanceChange[]; hover: HoverInfo | undefined }>();
 
 function lensTitle(changes: ResourceInstanceChange[], multi: boolean, drift: Map<string, string>, plan: Plan): string {
   if (changes.length === 0) return multi ? 'no instances' : 'no changes';
@@ -572,18 +593,60 @@ export function referenceHovers(
     ];
     for (const e of exprs) {
       for (const ref of e.refs) {
-        const v = referenceValue(plan, m, ref, byGroup, rootLocal);
-        if (!v) continue;
+        // A resource reference's hover is kept while the changes it reads are the same objects (the reference
+        // is the same object while its file is unchanged, so its range is too).
+        const from: ResourceInstanceChange[] = [];
+        const hit = referenceCache.get(ref);
+        let hover: HoverInfo | undefined;
+        const v = hit ? undefined : referenceValue(plan, m, ref, byGroup, rootLocal, from);
+        if (hit) {
+          const again: ResourceInstanceChange[] = [];
+          referenceChanges(m, ref, byGroup, again);
+          if (again.length && again.length === hit.from.length && again.every((c, i) => c === hit.from[i])) hover = hit.hover;
+          else {
+            referenceCache.delete(ref);
+            const v2 = referenceValue(plan, m, ref, byGroup, rootLocal, from);
+            hover = v2 && referenceHover(v2, ref, src);
+            if (from.length) referenceCache.set(ref, { from, hover });
+          }
+        } else {
+          hover = v && referenceHover(v, ref, src);
+          if (from.length) referenceCache.set(ref, { from, hover });
+        }
+        if (!hover) continue;
         const p = src.abs(ref.range.filename);
         let f = files.get(p);
         if (!f) files.set(p, (f = { lenses: [], hints: [], hovers: [] }));
-        const text = v.marks.has('sensitive') ? '(sensitive value)' : formatValue(v);
-        f.hovers.push({ range: src.range(ref.range), markdown: '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\`` });
+        f.hovers.push(hover);
       }
     }
     for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
   };
   visit(root);
+}
+
+function referenceHover(v: Value, ref: Reference, src: Sources): HoverInfo {
+  const text = v.marks.has('sensitive') ? '(sensitive value)' : formatValue(v);
+  return { range: src.range(ref.range), markdown: '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\`` };
+}
+
+/** The changes a resource reference's value is made of (referenceValue's `mine`), into `out`. */
+function referenceChanges(m: Module, ref: Reference, byGroup: Map<string, ResourceInstanceChange[]>, out: ResourceInstanceChange[]): void {
+  if (['var', 'local', 'module', 'path', 'terraform', 'count', 'each', 'self'].includes(ref.root)) return;
+  let steps = ref.steps;
+  let mode = 'managed';
+  let type = ref.root;
+  if (ref.root === 'data') {
+    if (!steps.length || steps[0].kind !== 'attr') return;
+    mode = 'data';
+    type = steps[0].name;
+    steps = steps.slice(1);
+  }
+  if (!steps.length || steps[0].kind !== 'attr') return;
+  const changes = byGroup.get(groupKey(m.path, mode, type, steps[0].name));
+  if (!changes?.length) return;
+  const mi = changes[0].addr.module;
+  for (const c of changes) if (c.addr.module === mi && c.action !== 'Delete' && c.action !== 'Forget') out.push(c);
 }
 
 function referenceValue(
@@ -592,6 +655,8 @@ function referenceValue(
   ref: Reference,
   byGroup: Map<string, ResourceInstanceChange[]>,
   rootLocal: (name: string) => Value | undefined,
+  /** Receives the changes a resource reference's value was made of. */
+  from: ResourceInstanceChange[] = [],
 ): Value | undefined {
   let v: Value | undefined;
   let steps = ref.steps;
@@ -624,6 +689,7 @@ function referenceValue(
     const mi = changes[0].addr.module;
     const mine = changes.filter((c) => c.addr.module === mi && c.action !== 'Delete' && c.action !== 'Forget');
     if (!mine.length) return undefined;
+    from.push(...mine);
     if (mine.length === 1 && mine[0].addr.key === undefined) v = mine[0].after;
     else if (mine.every((c) => typeof c.addr.key === 'number')) v = Value.tuple([...mine].sort((a, b) => (a.addr.key as number) - (b.addr.key as number)).map((c) => c.after));
     else if (mine.every((c) => typeof c.addr.key === 'string')) v = Value.object(new Map(mine.map((c) => [c.addr.key as string, c.after])));

@@ -19,7 +19,7 @@
 // diagnostics in results, never as thrown exceptions.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
@@ -29,6 +29,8 @@ import type { FileCache } from '../../config/load';
 import { finalizeRootVariables, ModuleEvaluator } from '../../config/evaluate';
 import { error, hasErrors, type Diagnostic } from '../../diags/diagnostic';
 import { BackendOpenError, CliBackend } from '../../backends/registry';
+import { FilesystemStateManager } from '../../backends/local/filesystem';
+import { journalPath } from '../../backends/local/journal';
 import { plan as enginePlan } from '../../engine';
 import type { Hooks } from '../../engine/hooks';
 import type { Value } from '../../lang/value';
@@ -48,6 +50,7 @@ import type { PlannedDiffRequest, ResourceChangeInfo, RunDiagnostic, RunOptions,
 import { blockHover, driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { installWorkerProviders } from '../providers';
+import { PreviewMemo } from './memo';
 
 export const PREVIEW_WORKER_ROLE = 'foresight-preview';
 
@@ -70,8 +73,11 @@ export interface PreviewData {
   files: [string, FilePresentation][];
   /** Directories of the local child modules the configuration loaded (their files are shown from this preview). */
   moduleDirs: string[];
-  /** Figures of this preview: wall time, PlanResourceChange calls answered from the cache / made. */
-  stats: { durationMs: number; planCalls: number; cacheHits: number; phases: Record<string, number> };
+  /**
+   * Figures of this preview: wall time, PlanResourceChange calls answered from the cache / made, resource nodes
+   * replayed from the previous preview / planned (memo.ts), whether the state was read from disk.
+   */
+  stats: { durationMs: number; planCalls: number; cacheHits: number; replayed: number; planned: number; stateRead: boolean; phases: Record<string, number> };
 }
 
 export interface RunResult {
@@ -227,12 +233,49 @@ const previewAborts = new Map<string, AbortController>();
 /** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
 const fileCaches = new Map<string, FileCache>();
 
-/** Forgets every cache of the previews (file parses, PlanResourceChange answers, last plans): the next preview is a full one. */
+/** The incremental plan's records per directory (memo.ts), the directories previewed most recently. */
+const memos = new Map<string, PreviewMemo>();
+
+function memoOf(dir: string): PreviewMemo {
+  let m = memos.get(dir);
+  if (!m) {
+    memos.set(dir, (m = new PreviewMemo()));
+    if (memos.size > 4) memos.delete(memos.keys().next().value as string);
+  }
+  return m;
+}
+
+/**
+ * The state last read per directory with the local backend, kept while the state file and its journal are
+ * unchanged on disk (size, mtime, inode): an edit's preview does not read and decode the whole state again. The
+ * engine never mutates the state it is given. `token` names the loaded object in the memo's key.
+ */
+const stateCache = new Map<string, { key: string; state: State; token: number }>();
+let nextStateToken = 1;
+
+function fileStamp(p: string): string {
+  try {
+    const st = statSync(p, { bigint: true });
+    return `${st.size}:${st.mtimeNs}:${st.ino}`;
+  } catch {
+    return '-';
+  }
+}
+
+/** Forgets every cache of the previews (file parses, PlanResourceChange answers, state, incremental records, last plans): the next preview is a full one. */
 export function resetPreviewCaches(): void {
   fileCaches.clear();
   planCaches.clear();
   lastPreview.clear();
   previewPlans.clear();
+  memos.clear();
+  stateCache.clear();
+}
+
+/** Forgets the state and incremental records of `dir` (something on disk changed that the preview reads). */
+export function invalidatePreview(dir: string): void {
+  memos.get(dir)?.reset();
+  stateCache.delete(dir);
 }
 
 export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings, drift: DriftInfo[] = []): Promise<PreviewData> {
@@ -258,8 +301,9 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     lspDiagnostics: [],
     files: [],
     moduleDirs: [],
-    stats: { durationMs: performance.now() - t0, ...counters, phases },
+    stats: { durationMs: performance.now() - t0, ...counters, replayed: 0, planned: 0, stateRead, phases },
   });
+  let stateRead = false;
   const phases: Record<string, number> = {};
   let mark = performance.now();
   const phase = (name: string) => {
@@ -285,9 +329,19 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   } catch (e) {
     return empty(e instanceof BackendOpenError ? e.diagnostics : [error('Failed to open the backend', e instanceof Error ? e.message : String(e))]);
   }
-  const rd = await mgr.refresh();
-  if (hasErrors(rd)) return empty(rd);
-  const state = mgr.read() ?? new State();
+  // The local backend's state is read again only when its file or journal changed on disk.
+  const local = mgr instanceof FilesystemStateManager ? (isAbsolute(mgr.path) ? mgr.path : join(dir, mgr.path)) : undefined;
+  const stamp = local && `${configured.currentWorkspace()}|${local}|${fileStamp(local)}|${fileStamp(journalPath(local))}`;
+  let cached = stamp ? stateCache.get(dir) : undefined;
+  if (!cached || cached.key !== stamp) {
+    stateRead = true;
+    const rd = await mgr.refresh();
+    if (hasErrors(rd)) return empty(rd);
+    cached = { key: stamp || '', state: mgr.read() ?? new State(), token: nextStateToken++ };
+    if (stamp && !rd.length) stateCache.set(dir, cached);
+    else stateCache.delete(dir);
+  }
+  const state = cached.state;
   const collected = await collectVariableValues(dir, varFlags(settings), io.env);
   const parsed = parseVariableValues(collected.raw, cfg.module);
   const varDiags = [...collected.diagnostics, ...parsed.diagnostics];
@@ -310,6 +364,8 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     return wrapped.get(fqn);
   };
   phase('state');
+  const memo = memoOf(dir);
+  memo.begin(memoKey(dir, cached.token, workspace, cfg.module));
   const res = await enginePlan({
     config: cfg.module,
     state,
@@ -319,8 +375,11 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     cwd: dir,
     workspace,
     signal: abort.signal,
+    reuse: memo,
   });
   await Promise.all([...wrapped.values()].map((pr) => pr?.close().catch(() => undefined)));
+  const { replayed, planned } = memo.stats;
+  memo.end(!abort.signal.aborted);
   if (!abort.signal.aborted) sweep(prc);
   phase('plan');
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
@@ -355,8 +414,29 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     ),
     files: [...p.files],
     moduleDirs: childDirs(cfg.module),
-    stats: { durationMs: performance.now() - t0, ...counters, phases },
+    stats: { durationMs: performance.now() - t0, ...counters, replayed, planned, stateRead, phases },
   };
+}
+
+/**
+ * What every node of a preview plan reads besides its own inputs (PreviewMemo.begin): the state object, the
+ * workspace, the providers installed (lock file, module manifest, backend record, CLI configuration), and the
+ * moved, import and removed blocks of every module.
+ */
+function memoKey(dir: string, stateToken: number, workspace: string, root: Module): string {
+  const parts = [String(stateToken), workspace];
+  for (const f of ['.terraform.lock.hcl', '.terraform/modules/modules.json', '.terraform/terraform.tfstate', '.terraform/environment']) parts.push(fileStamp(join(dir, f)));
+  const cli = process.env.TF_CLI_CONFIG_FILE;
+  if (cli) parts.push(cli, fileStamp(cli));
+  const visit = (m: Module) => {
+    parts.push(`module ${m.path}`);
+    for (const b of m.moved) parts.push(`moved ${b.from?.text ?? ''} ${b.to?.text ?? ''}`);
+    for (const b of m.imports) parts.push(`import ${b.to?.text ?? ''} ${b.id?.text ?? ''} ${b.forEach?.text ?? ''} ${b.provider?.text ?? ''}`);
+    for (const b of m.removed) parts.push(`removed ${b.from?.text ?? ''} ${b.lifecycle ? JSON.stringify(b.lifecycle.attributes.map((a) => [a.name, a.expr.text])) : ''}`);
+    for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
+  };
+  visit(root);
+  return parts.join('\n');
 }
 
 function childDirs(m: Module, out: string[] = []): string[] {
@@ -396,6 +476,9 @@ function operationOf(action: string): string {
   }
 }
 
+/** The noun of a failed apply's progress message, by action (terraform's JSON view). */
+const ERRORED: Partial<Record<string, string>> = { Create: 'Creation', Update: 'Modifications', Delete: 'Destruction', Read: 'Read' };
+
 /** Hooks that run the view's hook, then report progress with the line the view printed. */
 function progressHooks(view: Hooks, runId: string, out: string[], emit: (p: RunProgressParams) => void): Hooks {
   const started = new Map<string, number>();
@@ -425,7 +508,14 @@ function progressHooks(view: Hooks, runId: string, out: string[], emit: (p: RunP
     preDiff: (a, dk, prior, proposed) => report(addrOf(a, dk), 'plan', 'started', call(() => view.preDiff?.(a, dk, prior, proposed))),
     postDiff: (a, dk, action, prior, planned) => report(addrOf(a, dk), 'plan', 'done', call(() => view.postDiff?.(a, dk, action, prior, planned))),
     preApply: (a, dk, action, prior, planned) => report(addrOf(a, dk), operationOf(action), 'started', call(() => view.preApply?.(a, dk, action, prior, planned))),
-    postApply: (a, dk, action, next, failed) => report(addrOf(a, dk), operationOf(action), failed ? 'failed' : 'done', call(() => view.postApply?.(a, dk, action, next, failed))),
+    postApply: (a, dk, action, next, failed) => {
+      const printed = call(() => view.postApply?.(a, dk, action, next, failed));
+      // The CLI prints nothing for a failed apply (as terraform's UI hook); the run progress still says it, in the
+      // words of terraform's JSON view ("apply_errored").
+      const s = started.get(`${addrOf(a, dk)}\u0000${operationOf(action)}`);
+      const secs = s === undefined ? 0 : Math.floor((performance.now() - s) / 1000);
+      report(addrOf(a, dk), operationOf(action), failed ? 'failed' : 'done', failed ? `${addrOf(a, dk)}: ${ERRORED[action] ?? 'Apply'} errored after ${secs}s` : printed);
+    },
     preReadData: (a) => report(addrOf(a, undefined), 'read', 'started', call(() => view.preReadData?.(a))),
     postReadData: (a, failed, next) => report(addrOf(a, undefined), 'read', failed ? 'failed' : 'done', call(() => view.postReadData?.(a, failed, next))),
   };
