@@ -136,3 +136,146 @@ export function forEachChild(e: Expr, f: (c: Expr) => void): void {
       return;
   }
 }
+
+// ---- compact steps -------------------------------------------------------------------------------------
+//
+// A traversal written as one long chain of attribute steps (`a.b.b.b...`, millions of steps on a single
+// 5 MB line) would cost several objects per step for as long as its AST lives. The parser stores such runs
+// compactly instead (a StepRun builds its step i when asked), and the steps array is a Proxy over them: it
+// is an array to every reader (Array.isArray, length, indexing, iteration, the array methods), and `slice`
+// gives another compact view rather than building the steps. Short chains are plain arrays, as always.
+
+/** A run of `count` steps stored compactly; `at(i)` builds step i. */
+export interface StepRun {
+  readonly count: number;
+  at(i: number): TraverseStep;
+}
+
+/** Runs shorter than this are stored as plain step objects. */
+export const COMPACT_RUN_MIN = 512;
+
+class CompactSteps {
+  /** The parts in order: single steps and runs; starts[k] is the index of part k's first step. */
+  readonly parts: (TraverseStep | StepRun)[] = [];
+  readonly starts: number[] = [];
+  total = 0;
+  readonly target: TraverseStep[] = [];
+  append(p: TraverseStep | StepRun): void {
+    this.parts.push(p);
+    this.starts.push(this.total);
+    this.total += isRun(p) ? p.count : 1;
+  }
+  at(i: number): TraverseStep {
+    const s = this.starts;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid] <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    const p = this.parts[lo];
+    return isRun(p) ? p.at(i - s[lo]) : p;
+  }
+  /** Steps [a, b) as parts (runs are narrowed by views). */
+  sliceParts(a: number, b: number): (TraverseStep | StepRun)[] {
+    const out: (TraverseStep | StepRun)[] = [];
+    for (let k = 0; k < this.parts.length; k++) {
+      const p = this.parts[k];
+      const from = this.starts[k];
+      const n = isRun(p) ? p.count : 1;
+      const lo = Math.max(a, from);
+      const hi = Math.min(b, from + n);
+      if (lo >= hi) continue;
+      if (!isRun(p)) out.push(p);
+      else if (lo === from && hi === from + n) out.push(p);
+      else out.push(runView(p, lo - from, hi - lo));
+    }
+    return out;
+  }
+}
+
+function isRun(p: TraverseStep | StepRun): p is StepRun {
+  return typeof (p as StepRun).at === 'function';
+}
+
+function runView(r: StepRun, offset: number, count: number): StepRun {
+  return { count, at: (i) => r.at(offset + i) };
+}
+
+const compactOf = new WeakMap<readonly TraverseStep[], CompactSteps>();
+
+function indexOf(prop: string | symbol, total: number): number {
+  if (typeof prop !== 'string' || prop.length === 0) return -1;
+  const c = prop.charCodeAt(0);
+  if (c < 48 || c > 57) return -1;
+  const i = Number(prop);
+  return Number.isInteger(i) && i < total && String(i) === prop ? i : -1;
+}
+
+/** A steps array over `parts`, compact when a part is a run. */
+export function compactSteps(parts: (TraverseStep | StepRun)[]): TraverseStep[] {
+  if (!parts.some(isRun)) return parts as TraverseStep[];
+  const c = new CompactSteps();
+  for (const p of parts) c.append(p);
+  const proxy = new Proxy(c.target, {
+    get(target, prop, receiver) {
+      const i = indexOf(prop, c.total);
+      if (i >= 0) return c.at(i);
+      // (The target's own length stays 0: setting it to millions would allocate that many holes.)
+      if (prop === 'length') return c.total;
+      if (prop === 'slice') {
+        return (a?: number, b?: number) => {
+          const n = c.total;
+          const lo = a === undefined ? 0 : a < 0 ? Math.max(n + a, 0) : Math.min(a, n);
+          const hi = b === undefined ? n : b < 0 ? Math.max(n + b, 0) : Math.min(b, n);
+          return compactSteps(c.sliceParts(lo, Math.max(lo, hi)));
+        };
+      }
+      if (prop === 'push') {
+        return (...steps: TraverseStep[]) => {
+          for (const s of steps) c.append(s);
+          return c.total;
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+    has(target, prop) {
+      return indexOf(prop, c.total) >= 0 || Reflect.has(target, prop);
+    },
+    getOwnPropertyDescriptor(target, prop) {
+      const i = indexOf(prop, c.total);
+      if (i >= 0) return { value: c.at(i), writable: true, enumerable: true, configurable: true };
+      if (prop === 'length') return { value: c.total, writable: true, enumerable: false, configurable: false };
+      return Reflect.getOwnPropertyDescriptor(target, prop);
+    },
+    ownKeys(target) {
+      const keys: (string | symbol)[] = [];
+      for (let i = 0; i < c.total; i++) keys.push(String(i));
+      return [...keys, ...Reflect.ownKeys(target)];
+    },
+  });
+  compactOf.set(proxy, c);
+  return proxy;
+}
+
+/** Appends a step or a run to a steps array; returns the array to use from now on (it may be new). */
+export function appendSteps(steps: TraverseStep[], p: TraverseStep | StepRun): TraverseStep[] {
+  const c = compactOf.get(steps);
+  if (c) {
+    c.append(p);
+    return steps;
+  }
+  if (!isRun(p)) {
+    steps.push(p);
+    return steps;
+  }
+  return compactSteps([...steps, p]);
+}
+
+/** The parts of a steps array: its single steps, and its runs when it is compact (for linear walks that can skip runs). */
+export function stepParts(steps: readonly TraverseStep[]): readonly (TraverseStep | StepRun)[] {
+  return compactOf.get(steps)?.parts ?? steps;
+}
+
+export { isRun as isStepRun };

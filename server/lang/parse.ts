@@ -17,8 +17,8 @@ import type { Diagnostic, Pos, Range } from '../diags/diagnostic';
 import { posAt } from '../diags/diagnostic';
 import { Num } from './number';
 import { Value } from './value';
-import type { BinaryOp, Expr, ObjectItem, Traversal, TraverseStep } from './ast';
-import { forEachChild } from './ast';
+import type { BinaryOp, Expr, ObjectItem, StepRun, Traversal, TraverseStep } from './ast';
+import { appendSteps, compactSteps, COMPACT_RUN_MIN, forEachChild } from './ast';
 
 type TT =
   | 'ident'
@@ -62,6 +62,99 @@ interface Tok {
   strip?: boolean;
   /** oheredoc: flush (<<-) form. */
   flush?: boolean;
+}
+
+/** Every token type, by its code in Tokens.kind. */
+const TT_LIST: readonly TT[] = [
+  'ident', 'number', 'oparen', 'cparen', 'obrack', 'cbrack', 'obrace', 'cbrace', 'dot', 'comma', 'ellipsis', 'arrow', 'question',
+  'colon', 'dcolon', 'equal', 'op', 'oquote', 'cquote', 'oheredoc', 'cheredoc', 'lit', 'interp', 'control', 'seqend', 'nl', 'eof',
+  'invalid', 'bitop',
+];
+const TT_CODE = Object.fromEntries(TT_LIST.map((t, i) => [t, i])) as Record<TT, number>;
+const C_IDENT = TT_CODE.ident;
+const C_DOT = TT_CODE.dot;
+const C_NL = TT_CODE.nl;
+const F_STRIP = 1;
+const F_FLUSH = 2;
+
+/**
+ * The token stream of a text, stored as parallel typed arrays rather than one object per token: a 5 MB
+ * line can hold millions of tokens, and millions of long-lived objects cost more in garbage collection
+ * than the whole parse. `at(q)` gives a token as a (short-lived) Tok object.
+ */
+class Tokens {
+  n = 0;
+  kind: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  flags: Uint8Array;
+  /** Decoded text of `lit` tokens, by token index. */
+  readonly values = new Map<number, string>();
+  /** The last token given by at(), which the parser usually asks for twice (peek, then next). */
+  private lastQ = -1;
+  private last: Tok | undefined;
+  constructor(readonly text: string) {
+    // A token is at least one character long, except the final eof.
+    const cap = Math.min(text.length + 1, 256);
+    this.kind = new Uint8Array(cap);
+    this.start = new Int32Array(cap);
+    this.end = new Int32Array(cap);
+    this.flags = new Uint8Array(cap);
+  }
+  push(type: TT, start: number, end: number, extra?: { value?: string; strip?: boolean; flush?: boolean }): void {
+    const q = this.n;
+    if (q === this.kind.length) this.grow();
+    this.kind[q] = TT_CODE[type];
+    this.start[q] = start;
+    this.end[q] = end;
+    if (extra) {
+      if (extra.value !== undefined) this.values.set(q, extra.value);
+      this.flags[q] = (extra.strip ? F_STRIP : 0) | (extra.flush ? F_FLUSH : 0);
+    }
+    this.n = q + 1;
+  }
+  pushCode(code: number, start: number, end: number): void {
+    const q = this.n;
+    if (q === this.kind.length) this.grow();
+    this.kind[q] = code;
+    this.start[q] = start;
+    this.end[q] = end;
+    this.n = q + 1;
+  }
+  private grow(): void {
+    // Doubling, but never past the most tokens the text can hold.
+    const cap = Math.min(this.kind.length * 4, this.text.length + 1);
+    const k = new Uint8Array(cap);
+    k.set(this.kind);
+    this.kind = k;
+    const s = new Int32Array(cap);
+    s.set(this.start);
+    this.start = s;
+    const e = new Int32Array(cap);
+    e.set(this.end);
+    this.end = e;
+    const f = new Uint8Array(cap);
+    f.set(this.flags);
+    this.flags = f;
+  }
+  type(q: number): TT {
+    return TT_LIST[this.kind[q]];
+  }
+  textOf(q: number): string {
+    return this.text.slice(this.start[q], this.end[q]);
+  }
+  at(q: number): Tok {
+    if (q === this.lastQ) return this.last!;
+    const type = TT_LIST[this.kind[q]];
+    const t: Tok = { type, start: this.start[q], end: this.end[q], text: this.text.slice(this.start[q], this.end[q]) };
+    if (type === 'lit') t.value = this.values.get(q);
+    const f = this.flags[q];
+    if (f & F_STRIP) t.strip = true;
+    if (f & F_FLUSH) t.flush = true;
+    this.lastQ = q;
+    this.last = t;
+    return t;
+  }
 }
 
 /**
@@ -171,6 +264,7 @@ const TWO_OPS: Record<string, TT> = {
   '=>': 'arrow',
   '::': 'dcolon',
 };
+const TWO_FIRST = new Set(Object.keys(TWO_OPS).map((k) => k[0]));
 const ONE_CHAR: Record<string, TT> = {
   '(': 'oparen',
   ')': 'cparen',
@@ -196,15 +290,15 @@ const ONE_CHAR: Record<string, TT> = {
 };
 
 /** Scans the whole text into tokens (HCL's scanner, with template modes). */
-function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
+function scan(src: Source, diags: Diagnostic[], template = false): Tokens {
   const s = src.text;
-  const toks: Tok[] = [];
+  const toks = new Tokens(s);
   // A whole-file template is a heredoc without a closing marker.
   const stack: Mode[] = template ? [{ kind: 'heredoc', marker: '' }] : [];
   let i = 0;
-  const push = (type: TT, start: number, end: number, extra?: Partial<Tok>) =>
-    toks.push(extra ? { type, start, end, text: s.slice(start, end), ...extra } : { type, start, end, text: s.slice(start, end) });
-  const top = () => stack[stack.length - 1];
+  const push = (type: TT, start: number, end: number, extra?: { value?: string; strip?: boolean; flush?: boolean }) => toks.push(type, start, end, extra);
+  // (An empty stack is tested first: reading index -1 of an array is a slow property lookup.)
+  const top = (): Mode | undefined => (stack.length > 0 ? stack[stack.length - 1] : undefined);
 
   const scanTemplate = (mode: Extract<Mode, { kind: 'quoted' | 'heredoc' }>) => {
     // Scans literal text until a sequence start or the end of the template.
@@ -333,6 +427,24 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
       continue;
     }
     if (i >= s.length) break;
+    // The commonest tokens (ASCII identifiers, dots, spaces), decided on character codes alone.
+    const cc = s.charCodeAt(i);
+    if ((cc >= 97 && cc <= 122) || (cc >= 65 && cc <= 90) || cc === 95) {
+      let j = i + 1;
+      while (j < s.length && asciiIdCont(s.charCodeAt(j))) j++;
+      if (j >= s.length || s.charCodeAt(j) < 0x80) {
+        toks.pushCode(C_IDENT, i, j);
+        i = j;
+        continue;
+      }
+    } else if (cc === 46 && s.charCodeAt(i + 1) !== 46) {
+      toks.pushCode(C_DOT, i, i + 1);
+      i++;
+      continue;
+    } else if (cc === 32) {
+      i++;
+      continue;
+    }
     const c = s[i];
     const c2 = s[i + 1];
     if (c === ' ' || c === '\t' || (c === '\r' && c2 !== '\n')) {
@@ -401,15 +513,14 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
         continue;
       }
     }
-    const three = s.slice(i, i + 3);
-    if (three === '...') {
+    if (c === '.' && c2 === '.' && s[i + 2] === '.') {
       push('ellipsis', i, i + 3);
       i += 3;
       continue;
     }
-    const two = s.slice(i, i + 2);
-    if (TWO_OPS[two]) {
-      push(TWO_OPS[two], i, i + 2);
+    const two = c2 !== undefined && TWO_FIRST.has(c) ? TWO_OPS[c + c2] : undefined;
+    if (two) {
+      push(two, i, i + 2);
       i += 2;
       continue;
     }
@@ -447,7 +558,12 @@ function scan(src: Source, diags: Diagnostic[], template = false): Tok[] {
   }
   push('eof', s.length, s.length);
   // HCL's checkInvalidTokens: scanner-level diagnostics come first.
-  for (const t of toks) {
+  const cInvalid = TT_CODE.invalid;
+  const cBitop = TT_CODE.bitop;
+  for (let q = 0; q < toks.n; q++) {
+    const k = toks.kind[q];
+    if (k !== cInvalid && k !== cBitop) continue;
+    const t = toks.at(q);
     if (t.type === 'invalid') {
       if (t.text === "'") {
         diags.push(err('Invalid character', 'Single quotes are not valid. Use double quotes (") to enclose strings.', src.range(t.start, t.end)));
@@ -514,7 +630,8 @@ export function tooDeepDiagnostic(subject: Range): Diagnostic {
 
 const BINARY_LEVELS: BinaryOp[][] = [['||'], ['&&'], ['==', '!='], ['<', '>', '<=', '>='], ['+', '-'], ['*', '/', '%']];
 
-class ParseAbort extends Error {}
+/** Thrown to unwind the parser after a reported error. Not an Error: capturing a stack trace costs more than the parse. */
+class ParseAbort {}
 
 class Parser {
   private p = 0;
@@ -526,7 +643,7 @@ class Parser {
   /** Parsing a whole-file template rather than an expression. */
   wholeTemplate = false;
   constructor(
-    private toks: Tok[],
+    private toks: Tokens,
     private src: Source,
     readonly diags: Diagnostic[],
   ) {}
@@ -540,14 +657,19 @@ class Parser {
   popNl() {
     this.nlStack.pop();
   }
-  peek(): Tok {
+  /** Index of the next significant token (newlines are skipped where they are not significant). */
+  private peekIndex(): number {
     let q = this.p;
-    if (!this.includeNl) while (this.toks[q].type === 'nl') q++;
-    return this.toks[q];
+    if (!this.includeNl) while (this.toks.kind[q] === C_NL) q++;
+    return q;
+  }
+  peek(): Tok {
+    return this.toks.at(this.peekIndex());
   }
   next(): Tok {
-    if (!this.includeNl) while (this.toks[this.p].type === 'nl') this.p++;
-    const t = this.toks[this.p];
+    const q = this.peekIndex();
+    this.p = q;
+    const t = this.toks.at(q);
     if (t.type !== 'eof') this.p++;
     return t;
   }
@@ -599,17 +721,17 @@ class Parser {
   /** One level deeper; past MAX_EXPR_DEPTH, stops parsing with "Expression too deeply nested". */
   private enter(): void {
     if (++this.depth <= MAX_EXPR_DEPTH) return;
-    let q = this.p;
-    if (!this.includeNl) while (this.toks[q].type === 'nl') q++;
+    const toks = this.toks;
+    let q = this.peekIndex();
     const start = q;
-    while (this.toks[q].type === 'op' && (this.toks[q].text === '!' || this.toks[q].text === '-')) q++;
-    if (this.toks[q].type === 'ident' && this.toks[q + 1]?.type === 'oparen') q++;
+    while (toks.type(q) === 'op' && (toks.textOf(q) === '!' || toks.textOf(q) === '-')) q++;
+    if (toks.type(q) === 'ident' && q + 1 < toks.n && toks.type(q + 1) === 'oparen') q++;
     let end = q;
-    if (OPENERS.has(this.toks[q].type)) {
+    if (OPENERS.has(toks.type(q))) {
       // The construct runs to its matching closing token, when there is one.
       let level = 0;
-      for (let k = q; k < this.toks.length; k++) {
-        const ty = this.toks[k].type;
+      for (let k = q; k < toks.n; k++) {
+        const ty = toks.type(k);
         if (OPENERS.has(ty)) level++;
         else if (CLOSERS.has(ty) && --level === 0) {
           end = k;
@@ -617,7 +739,7 @@ class Parser {
         }
       }
     }
-    const subject = this.src.range(this.toks[start].start, this.toks[end].end);
+    const subject = this.src.range(toks.start[start], toks.end[end]);
     if (!this.failed) this.diags.push(tooDeepDiagnostic(subject));
     this.failed = true;
     throw new ParseAbort();
@@ -688,6 +810,11 @@ class Parser {
   /** Attribute/index/splat steps after a term. */
   private parseTraversals(from: Expr, attrOnly = false): Expr {
     for (;;) {
+      const run = this.attrRun(from);
+      if (run) {
+        from = run;
+        continue;
+      }
       const t = this.peek();
       if (t.type === 'dot') {
         this.next();
@@ -766,20 +893,60 @@ class Parser {
   }
 
   private addStep(from: Expr, step: TraverseStep): Expr {
-    const range = this.span(from.range, step.range);
+    return this.addPart(from, step, step.range);
+  }
+
+  /** Appends a step or a compact run whose last step's range is `last`. */
+  private addPart(from: Expr, part: TraverseStep | StepRun, last: Range): Expr {
+    const range = this.span(from.range, last);
     // `from` was built by this parser and is not shared: steps are appended in place (linear in the chain).
     if (from.kind === 'scopeTraversal') {
-      from.traversal.steps.push(step);
+      from.traversal.steps = appendSteps(from.traversal.steps, part);
       from.traversal.range = range;
       from.range = range;
       return from;
     }
     if (from.kind === 'relTraversal') {
-      from.steps.push(step);
+      from.steps = appendSteps(from.steps, part);
       from.range = range;
       return from;
     }
-    return { kind: 'relTraversal', source: from, steps: [step], range };
+    return { kind: 'relTraversal', source: from, steps: compactSteps([part]), range };
+  }
+
+  /**
+   * A run of adjacent `.name` steps at the next token, appended at once: a long run (a 5 MB line of
+   * `.a.a.a`) is stored compactly (ast.ts StepRun) and its ranges are computed only when read. Returns
+   * undefined when the next tokens are not `.name`.
+   */
+  private attrRun(from: Expr): Expr | undefined {
+    const toks = this.toks;
+    const q0 = this.peekIndex();
+    let q = q0;
+    while (toks.kind[q] === C_DOT && toks.kind[q + 1] === C_IDENT) q += 2;
+    const count = (q - q0) >> 1;
+    if (count === 0) return undefined;
+    this.p = q;
+    const src = this.src;
+    if (count < COMPACT_RUN_MIN) {
+      for (let k = q0; k < q; k += 2) {
+        from = this.addStep(from, { kind: 'attr', name: toks.textOf(k + 1), range: src.range(toks.start[k], toks.end[k + 1]) });
+      }
+      return from;
+    }
+    // Per step: the dot's start, the name's start and end.
+    const offs = new Int32Array(count * 3);
+    for (let i = 0, k = q0; i < count; i++, k += 2) {
+      offs[3 * i] = toks.start[k];
+      offs[3 * i + 1] = toks.start[k + 1];
+      offs[3 * i + 2] = toks.end[k + 1];
+    }
+    const text = toks.text;
+    const run: StepRun = {
+      count,
+      at: (i) => ({ kind: 'attr', name: text.slice(offs[3 * i + 1], offs[3 * i + 2]), range: src.range(offs[3 * i], offs[3 * i + 2]) }),
+    };
+    return this.addPart(from, run, src.range(offs[3 * count - 3], offs[3 * count - 1]));
   }
 
   private parseTerm(): Expr {
@@ -965,9 +1132,9 @@ class Parser {
         let keyIsIdent = false;
         try {
           let kq = this.p;
-          while (this.toks[kq].type === 'nl') kq++;
-          const kt = this.toks[kq];
-          const after = this.toks[kq + 1];
+          while (this.toks.kind[kq] === C_NL) kq++;
+          const kt = this.toks.at(kq);
+          const after = kq + 1 < this.toks.n ? this.toks.at(kq + 1) : undefined;
           if (kt.type === 'ident' && after && (after.type === 'equal' || after.type === 'colon')) {
             // A bare name (even true/false/null) before "=" is the attribute name itself.
             this.next();
@@ -1096,8 +1263,8 @@ class Parser {
   /** A whole input scanned as a template (templatefile / templatestring). */
   parseWholeTemplate(): Expr | undefined {
     try {
-      const items = this.templateItems('eof', this.toks[0]);
-      const t = this.toks[this.p];
+      const items = this.templateItems('eof', this.toks.at(0));
+      const t = this.toks.at(this.p);
       if (t.type !== 'eof') {
         const prev = items[items.length - 1];
         this.fail(
@@ -1132,7 +1299,7 @@ class Parser {
     this.pushNl(true);
     try {
       for (;;) {
-        const t = this.toks[this.p];
+        const t = this.toks.at(this.p);
         if (t.type === end || t.type === 'eof') return items;
         if (t.type === 'lit') {
           this.p++;
@@ -1217,15 +1384,15 @@ class Parser {
   }
 
   private skipNlTok(): Tok {
-    while (this.toks[this.p].type === 'nl') this.p++;
-    return this.toks[this.p];
+    while (this.toks.kind[this.p] === C_NL) this.p++;
+    return this.toks.at(this.p);
   }
 
   private unterminatedSeq(t: Tok, what: string): never {
     if (t.type === 'eof' && this.wholeTemplate) {
       let q = this.p - 1;
-      while (q > 0 && this.toks[q].type !== 'interp' && this.toks[q].type !== 'control') q--;
-      const prev = q > 0 && this.toks[q - 1].type === 'lit' ? this.toks[q - 1] : this.toks[q];
+      while (q > 0 && this.toks.type(q) !== 'interp' && this.toks.type(q) !== 'control') q--;
+      const prev = q > 0 && this.toks.type(q - 1) === 'lit' ? this.toks.at(q - 1) : this.toks.at(q);
       this.fail(
         'Unclosed template interpolation sequence',
         'There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.',
