@@ -16,9 +16,11 @@
 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
+import { trace, tracing, type Logger } from './log';
 import { installWorkerProviders } from './providers';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
@@ -38,8 +40,9 @@ interface Request {
   removed: string[];
 }
 
+/** `ms`: the analysis's time in the worker; `heapMB`: the worker's V8 heap in use after it (for tracing). */
 type Response =
-  | { id: number; diagnostics: [string, Diagnostic[]][]; general: Diagnostic[] }
+  | { id: number; diagnostics: [string, Diagnostic[]][]; general: Diagnostic[]; ms: number; heapMB: number }
   | { id: number; failure: string };
 
 /** Worker side: answers analysis requests with `engine` until the thread is terminated. */
@@ -57,8 +60,10 @@ export function serveAnalysis(engine: Engine): void {
       for (const p of req.removed) overlays.delete(p);
       for (const [p, t] of req.set) overlays.set(p, t);
       await ready;
+      const t0 = performance.now();
       const a = await engine.analyzeDirectory(req.dir, new Map(overlays));
-      res = { id: req.id, diagnostics: [...a.diagnostics], general: a.general };
+      const ms = performance.now() - t0;
+      res = { id: req.id, diagnostics: [...a.diagnostics], general: a.general, ms, heapMB: getHeapStatistics().used_heap_size / 2 ** 20 };
     } catch (e) {
       res = { id: req.id, failure: e instanceof Error ? (e.stack ?? e.message) : String(e) };
     }
@@ -70,6 +75,8 @@ interface Pending {
   resolve(a: DirectoryAnalysis): void;
   reject(e: Error): void;
   timer: NodeJS.Timeout;
+  /** performance.now() when the request was posted. */
+  sent: number;
 }
 
 /** Main side: an Engine whose analyses run in a worker (see the module comment). */
@@ -121,8 +128,12 @@ export class WorkerEngine implements Engine {
     return this.local.format(text, filename);
   }
 
-  configure(options: { analysisTimeoutMs?: number }): void {
+  /** The server's logger (set through configure), for phase tracing. */
+  private log: Logger | undefined;
+
+  configure(options: { analysisTimeoutMs?: number; log?: Logger }): void {
     if (typeof options.analysisTimeoutMs === 'number' && options.analysisTimeoutMs > 0) this.timeoutMs = options.analysisTimeoutMs;
+    if (options.log) this.log = options.log;
   }
 
   analyzeDirectory(dir: string, overlays: Map<string, string>): Promise<DirectoryAnalysis> {
@@ -189,8 +200,10 @@ export class WorkerEngine implements Engine {
         reject(new Error(`analysis of ${dir} took longer than ${limit} ms and was abandoned`));
         this.restart();
       }, limit);
-      this.pending.set(id, { resolve, reject, timer });
-      w.postMessage(this.request(id, dir, overlays));
+      this.pending.set(id, { resolve, reject, timer, sent: performance.now() });
+      const req = this.request(id, dir, overlays);
+      if (tracing && this.log) trace(this.log, `analysis #${id} sent: ${dir}, ${req.full ? 'full' : 'delta'} ${req.set.length} set ${req.removed.length} removed`);
+      w.postMessage(req);
     });
   }
 
@@ -208,6 +221,10 @@ export class WorkerEngine implements Engine {
       if (!p) return; // abandoned after a timeout
       this.pending.delete(res.id);
       clearTimeout(p.timer);
+      if (tracing && this.log && !('failure' in res)) {
+        const n = res.diagnostics.reduce((k, [, l]) => k + l.length, 0) + res.general.length;
+        trace(this.log, `analysis #${res.id} back: ${(performance.now() - p.sent).toFixed(1)} ms round trip, ${res.ms.toFixed(1)} ms in the worker, ${n} diagnostics, worker heap ${res.heapMB.toFixed(0)} MB`);
+      }
       if ('failure' in res) p.reject(new Error(res.failure));
       else p.resolve({ diagnostics: new Map(res.diagnostics), general: res.general });
     });

@@ -27,7 +27,7 @@ import type { Diagnostic as EngineDiagnostic } from '../diags/diagnostic';
 import { LineIndex, PREVIEW_DIAGNOSTIC_SOURCE, toLspDiagnostic } from './convert';
 import type { OpenDocument, OpenDocuments } from './documents';
 import type { DirectoryAnalysis, Engine } from './engine';
-import { describeError, type Logger } from './log';
+import { describeError, trace, tracing, type Logger } from './log';
 import type { AnalysisStatusParams } from './protocol';
 
 export interface DiagnosticsSink {
@@ -84,7 +84,8 @@ export class DiagnosticsScheduler {
   changed(doc: OpenDocument, opened = false): void {
     if (doc.dir === undefined) return;
     const st = this.state(doc.dir);
-    if (!opened) st.edited.add(doc.uri);
+    // `doc.edited` too: a wrapper of this method (the preview follows it) may not pass `opened` on.
+    if (!opened && doc.edited) st.edited.add(doc.uri);
     this.firstPass(st, doc);
     this.schedule(doc.dir, this.debounceMs);
   }
@@ -258,8 +259,10 @@ export class DiagnosticsScheduler {
     if (doc.path === undefined || !doc.path.endsWith('.tf') || doc.text.length > DiagnosticsScheduler.FAST_SYNTAX_LIMIT) return;
     st.firstPass = (st.firstPass ?? 0) + 1;
     const { uri, version, text, path } = doc;
+    const t0 = tracing ? performance.now() : 0;
     void this.engine.analyzeFile(path, text).then(
       (found) => {
+        if (tracing) trace(this.log, `first pass of ${uri}: ${found.length} diagnostics, ${(performance.now() - t0).toFixed(1)} ms`);
         const now = this.documents.get(uri);
         if (this.disposed || st.results || !now || now.version !== version || this.dirs.get(doc.dir!) !== st) return;
         const diags = found.map((d) => toLspDiagnostic(d, now.lines));
@@ -315,7 +318,9 @@ export class DiagnosticsScheduler {
       st.texts = texts;
     }
     st.doneGen = st.gen;
-    this.deliver(dir, st);
+    const t1 = tracing ? performance.now() : 0;
+    const published = this.deliver(dir, st);
+    if (tracing) trace(this.log, `delivered ${dir}: ${published} documents republished in ${(performance.now() - t1).toFixed(1)} ms (analysis ${durationMs} ms)`);
     for (const w of st.waiters.splice(0)) w();
   }
 
@@ -343,8 +348,10 @@ export class DiagnosticsScheduler {
     return true;
   }
 
-  private deliver(dir: string, st: DirState): void {
+  /** Sends the documents of `dir` whose diagnostics changed; returns how many were sent (push) or stale (pull). */
+  private deliver(dir: string, st: DirState): number {
     let stale = false;
+    let n = 0;
     for (const doc of this.documents.inDirectory(dir)) {
       const diags = this.convert(doc, st);
       const key = JSON.stringify(diags);
@@ -356,8 +363,10 @@ export class DiagnosticsScheduler {
         this.sent.set(doc.uri, key);
         this.sink.publish(doc.uri, diags, doc.version);
       }
+      n++;
     }
     if (stale) this.sink.refresh();
+    return n;
   }
 
   /** The analysis's diagnostics of `doc` followed by the preview plans' ones. */

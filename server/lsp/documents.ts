@@ -22,9 +22,17 @@ export class OpenDocument {
 
   /** Absolute file-system path, or undefined for a non-file URI (such documents get no directory analysis). */
   readonly path: string | undefined;
+  /** The directory of `path` (a Terraform module), or undefined for a non-file URI. */
+  readonly dir: string | undefined;
+  /**
+   * Whether the client changed the text since it opened the document. An opened document that was never
+   * edited shows its file as it is on disk (or as the client restored it) and needs no syntax fast path.
+   */
+  edited = false;
 
   constructor(readonly uri: string, languageId: string, version: number, text: string) {
     this.path = uriToPath(uri);
+    this.dir = this.path === undefined ? undefined : dirname(this.path);
     this.doc = TextDocument.create(uri, languageId, version, text);
   }
 
@@ -34,8 +42,10 @@ export class OpenDocument {
   get version(): number {
     return this.doc.version;
   }
-  get dir(): string | undefined {
-    return this.path === undefined ? undefined : dirname(this.path);
+
+  /** Whether the syntax tree exists already (built by a feature that needed it, kept up to date since). */
+  get hasTree(): boolean {
+    return this.parsed !== undefined;
   }
 
   /** The line index of the current text (built on first use after each change). */
@@ -59,6 +69,7 @@ export class OpenDocument {
   update(changes: TextDocumentContentChangeEvent[], version: number): void {
     this.doc = TextDocument.update(this.doc, changes, version);
     this.index = undefined;
+    this.edited = true;
     const parsed = this.parsed;
     if (!parsed) return;
     let ranged: TextChange[] = [];
@@ -93,13 +104,30 @@ export function uriToPath(uri: string): string | undefined {
   }
 }
 
+/**
+ * The open documents, by URI, by file path and by directory. Every lookup is O(1) or O(documents of the
+ * directory), never a scan of all documents: the editing features look files up once per file of a module,
+ * and with hundreds of open documents a scan per lookup made each completion quadratic.
+ */
 export class OpenDocuments {
   private readonly docs = new Map<string, OpenDocument>();
+  private readonly paths = new Map<string, OpenDocument>();
+  /** Per directory, its open documents in opening order; the array is replaced (never mutated) on a change. */
+  private readonly dirs = new Map<string, OpenDocument[]>();
+  private readonly openListeners: ((doc: OpenDocument) => void)[] = [];
+
+  /** Calls `listener` after each document is opened (the editing features index the module afterwards). */
+  onOpen(listener: (doc: OpenDocument) => void): void {
+    this.openListeners.push(listener);
+  }
 
   open(uri: string, languageId: string, version: number, text: string): OpenDocument {
-    this.docs.get(uri)?.dispose();
+    this.close(uri);
     const d = new OpenDocument(uri, languageId, version, text);
     this.docs.set(uri, d);
+    if (d.path !== undefined) this.paths.set(d.path, d);
+    if (d.dir !== undefined) this.dirs.set(d.dir, [...(this.dirs.get(d.dir) ?? []), d]);
+    for (const l of this.openListeners) l(d);
     return d;
   }
 
@@ -107,16 +135,36 @@ export class OpenDocuments {
     return this.docs.get(uri);
   }
 
+  /** The open document of the file at `path` (absolute), if any. */
+  byPath(path: string): OpenDocument | undefined {
+    return this.paths.get(path);
+  }
+
   close(uri: string): OpenDocument | undefined {
     const d = this.docs.get(uri);
-    d?.dispose();
+    if (!d) return undefined;
+    d.dispose();
     this.docs.delete(uri);
+    if (d.path !== undefined && this.paths.get(d.path) === d) this.paths.delete(d.path);
+    if (d.dir !== undefined) {
+      const rest = (this.dirs.get(d.dir) ?? []).filter((x) => x !== d);
+      if (rest.length) this.dirs.set(d.dir, rest);
+      else this.dirs.delete(d.dir);
+    }
     return d;
   }
 
-  /** The open documents whose file lies directly in `dir` (a Terraform module is one directory). */
-  inDirectory(dir: string): OpenDocument[] {
-    return [...this.docs.values()].filter((d) => d.dir === dir);
+  /**
+   * The open documents whose file lies directly in `dir` (a Terraform module is one directory). The array
+   * is shared and must not be modified; it stays as it is when documents open or close later.
+   */
+  inDirectory(dir: string): readonly OpenDocument[] {
+    return this.dirs.get(dir) ?? [];
+  }
+
+  /** The directories with open documents. */
+  directories(): string[] {
+    return [...this.dirs.keys()];
   }
 
   all(): OpenDocument[] {
@@ -126,5 +174,7 @@ export class OpenDocuments {
   disposeAll(): void {
     for (const d of this.docs.values()) d.dispose();
     this.docs.clear();
+    this.paths.clear();
+    this.dirs.clear();
   }
 }

@@ -17,6 +17,7 @@ import type { Provider } from '../providers/provider';
 import { format } from '../fmt/format';
 import { syntaxDiagnostics } from '../syntax/errors';
 import { initParser } from '../syntax/treesitter';
+import type { Logger } from './log';
 import { analysisProviders } from './providers';
 
 /** The analysis of one module directory: its diagnostics, by the absolute path of the file they concern. */
@@ -49,8 +50,8 @@ export interface Engine {
   analyzeFile?(path: string, text: string): Promise<Diagnostic[]>;
   /** Formats one file as `terraform fmt` would; undefined when the formatter is not available. */
   format(text: string, filename: string): FormatResult | undefined;
-  /** Applies client options; engines without such limits may omit it. */
-  configure?(options: { analysisTimeoutMs?: number }): void;
+  /** Applies client options (and the server's logger, for tracing); engines without such limits may omit it. */
+  configure?(options: { analysisTimeoutMs?: number; log?: Logger }): void;
   /** Releases threads or memory the engine holds; the engine is unusable afterwards. */
   dispose?(): void;
 }

@@ -9,6 +9,26 @@
 
 import { ErrorCodes, ResponseError } from 'vscode-languageserver';
 
+/**
+ * Phase tracing for latency work: with FORESIGHT_LSP_TRACE=1 in the server's environment, the server logs
+ * (window/logMessage, info) a timestamped line for each handler's duration and for each phase of the
+ * diagnostics pipeline (first pass, analysis request, the worker's own timings, delivery). Off by default:
+ * the checks cost nothing then.
+ */
+export const tracing = process.env.FORESIGHT_LSP_TRACE === '1';
+
+/** A clock shared by the main thread and the workers: milliseconds since the epoch, sub-millisecond. */
+export function clock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** Logs `message` with the time (seconds within the minute, ms precision) when tracing is on. */
+export function trace(log: Logger, message: string | (() => string)): void {
+  if (!tracing) return;
+  const t = clock();
+  log.info(`[trace ${((t / 1000) % 100).toFixed(3)}] ${typeof message === 'function' ? message() : message}`);
+}
+
 export interface Logger {
   info(message: string): void;
   error(message: string): void;
@@ -29,6 +49,7 @@ export function guard<A extends unknown[], R>(
   fn: (...args: A) => R | Promise<R>,
 ): (...args: A) => Promise<R> {
   return async (...args: A) => {
+    const t0 = tracing ? performance.now() : 0;
     try {
       return await fn(...args);
     } catch (e) {
@@ -37,6 +58,8 @@ export function guard<A extends unknown[], R>(
       const answer = fallback();
       if (answer === undefined) return answer;
       throw new ResponseError(ErrorCodes.InternalError, `${method} failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      if (tracing) trace(log, `${method} ${(performance.now() - t0).toFixed(1)} ms`);
     }
   };
 }

@@ -45,6 +45,7 @@ export function startServer(connection: Connection, engine: Engine = defaultEngi
     log,
   );
   const session: Session = { engine, documents, diagnostics, log };
+  engine.configure?.({ log });
 
   connection.onInitialize(
     guard(log, 'initialize', () => ({ capabilities: {} }), async (params) => {

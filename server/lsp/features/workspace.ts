@@ -62,6 +62,10 @@ interface OpenEntry {
 const LIST_TTL_MS = 1000;
 /** How long the list of module directories under the workspace roots is reused (workspace symbols). */
 const ROOTS_TTL_MS = 5000;
+/** Quiet time after the last document opened in a directory before its files are indexed in the background. */
+const PREFETCH_DELAY_MS = 300;
+/** Open documents longer than this are not indexed in the background (a parse would hold the thread). */
+const MAX_BACKGROUND_CHARS = 256 * 1024;
 /** Longest stretch of indexing work before yielding to other requests. */
 const SLICE_MS = 8;
 /** Files larger than this are not indexed from disk (generated files of many megabytes). */
@@ -76,7 +80,24 @@ export class Workspace {
   /** Workspace folders from initialize (for workspace symbols). */
   roots: string[] = [];
 
-  constructor(readonly session: Session) {}
+  constructor(readonly session: Session) {
+    // Documents opened in a burst (a client restoring its tabs) are indexed once the burst is over, in
+    // slices, so that the first completion does not parse the whole module.
+    session.documents.onOpen((doc) => {
+      const dir = doc.dir;
+      if (dir === undefined) return;
+      clearTimeout(this.prefetch.get(dir));
+      const t = setTimeout(() => {
+        this.prefetch.delete(dir);
+        void this.ready(dir, true);
+      }, PREFETCH_DELAY_MS);
+      t.unref();
+      this.prefetch.set(dir, t);
+    });
+  }
+
+  /** Directories whose indexing is scheduled after documents were opened there. */
+  private readonly prefetch = new Map<string, NodeJS.Timeout>();
 
   /** The `.tf` files of `dir`: those on disk plus open documents not yet saved there. */
   filesOf(dir: string): string[] {
@@ -127,7 +148,9 @@ export class Workspace {
     if (doc) {
       const e = this.opened.get(doc.uri);
       if (e && e.version === doc.version && e.file.open === doc) return e.file;
-      const file: IndexedFile = { path, uri: doc.uri, index: indexTree(doc.tree), text: doc.text, open: doc };
+      // An edited document keeps its tree (re-parsed incrementally); one opened and never edited is indexed
+      // from a private parse whose tree is deleted at once, so hundreds of restored tabs hold no trees.
+      const file: IndexedFile = { path, uri: doc.uri, index: doc.hasTree || doc.edited ? indexTree(doc.tree) : (this.indexText(doc.text) ?? indexTree(doc.tree)), text: doc.text, open: doc };
       this.opened.set(doc.uri, { version: doc.version, file });
       // Forget documents closed since (their file is read from disk again).
       for (const [uri, o] of this.opened) if (this.session.documents.get(uri) !== o.file.open) this.opened.delete(uri);
@@ -161,27 +184,40 @@ export class Workspace {
       return undefined;
     }
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    this.parser ??= newParser();
-    const tree = this.parser.parse(text);
-    if (!tree) return undefined;
-    let index: FileIndex;
-    try {
-      index = indexTree(tree);
-    } finally {
-      tree.delete();
-    }
+    const index = this.indexText(text);
+    if (!index) return undefined;
     const file: IndexedFile = { path, uri: pathToFileURL(path).href, index, text };
     this.disk.set(path, { mtimeMs: st.mtimeMs, size: st.size, file, checked: now });
     return file;
   }
 
+  /** The index of `text`, parsed with the private parser (the tree is deleted at once). */
+  private indexText(text: string): FileIndex | undefined {
+    this.parser ??= newParser();
+    const tree = this.parser.parse(text);
+    if (!tree) return undefined;
+    try {
+      return indexTree(tree);
+    } finally {
+      tree.delete();
+    }
+  }
+
   /**
-   * Reads and indexes the files of `dir` not read yet, yielding to other work every few milliseconds, so
-   * that the first request on a large module does not hold the server's thread for the whole parse.
-   * Undefined (nothing to wait for) when every file is indexed already.
+   * Reads and indexes the files of `dir` not read yet (and open documents not indexed at their current
+   * version), yielding to other work every few milliseconds, so that the first request on a large module
+   * does not hold the server's thread for the whole parse. Undefined (nothing to wait for) when every file is
+   * indexed already. `background`: the indexing after documents were opened, which leaves huge ones out.
    */
-  ready(dir: string): Promise<void> | undefined {
-    const missing = this.filesOf(dir).filter((p) => !this.disk.has(p) && !this.openDoc(p));
+  ready(dir: string, background = false): Promise<void> | undefined {
+    const missing = this.filesOf(dir).filter((p) => {
+      const doc = this.openDoc(p);
+      if (!doc) return !this.disk.has(p);
+      // In the background, a huge document (one parse of seconds) waits until a request needs it.
+      if (background && doc.text.length > MAX_BACKGROUND_CHARS) return false;
+      const e = this.opened.get(doc.uri);
+      return !(e && e.version === doc.version && e.file.open === doc);
+    });
     if (missing.length === 0) return undefined;
     return (async () => {
       let t = performance.now();
@@ -290,8 +326,7 @@ export class Workspace {
   }
 
   private openDoc(path: string): OpenDocument | undefined {
-    for (const d of this.session.documents.inDirectory(dirname(path))) if (d.path === path) return d;
-    return undefined;
+    return this.session.documents.byPath(path);
   }
 
   /** Directories to search for workspace symbols: workspace roots (recursively, bounded) and open documents'. */
@@ -329,6 +364,8 @@ export class Workspace {
   }
 
   dispose(): void {
+    for (const t of this.prefetch.values()) clearTimeout(t);
+    this.prefetch.clear();
     this.parser?.delete();
     this.parser = undefined;
     this.disk.clear();
