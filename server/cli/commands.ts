@@ -20,7 +20,7 @@ import { runShow } from './show';
 import { runState } from './state/index';
 import { runWorkspace } from './workspace';
 import { runValidate } from './validate';
-import { TERRAFORM_VERSION, VERSION_TEXT } from './version';
+import { runVersion } from './version';
 
 export const commands: Record<string, Command> = {
   apply: (args, io) => runApply(args, io),
@@ -43,11 +43,5 @@ export const commands: Record<string, Command> = {
   untaint: (args, io) => runUntaint(args, io),
   validate: (args, io) => runValidate(args, io),
   workspace: (args, io) => runWorkspace(args, io),
-  version: async (args, io) => {
-    if (args.includes('-json')) {
-      const doc = { terraform_version: TERRAFORM_VERSION, platform: 'linux_amd64', provider_selections: {}, terraform_outdated: false };
-      io.stdout(JSON.stringify(doc, null, 2) + '\n');
-    } else io.stdout(VERSION_TEXT);
-    return 0;
-  },
+  version: (args, io) => runVersion(args, io),
 };
