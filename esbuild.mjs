@@ -1,7 +1,8 @@
 // Builds the three bundles (extension client, language server, command line) and copies the
 // tree-sitter WebAssembly files beside them. `node esbuild.mjs [--watch]`.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 
 const common = {
   bundle: true,
@@ -23,6 +24,35 @@ copyFileSync('node_modules/@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-ter
 await Promise.all([
   esbuild.build({ ...common, entryPoints: ['client/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
   esbuild.build({ ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'dist/server.js' }),
-  esbuild.build({ ...common, entryPoints: ['server/cli/bin.ts'], outfile: 'dist/cli.js' }),
+  buildCli(),
   esbuild.build({ ...common, entryPoints: ['test/bench/bench.ts'], outfile: 'dist/bench.js' }),
 ]);
+
+// dist/cli.js: the command line wrapped in a CommonJS function expression, as a string that server/cli/loader.ts
+// compiles with a V8 code cache keyed by the bundle's hash (see loader.ts for the invariants). The wrapper adds no
+// line, so stack positions are the bundle's own; dist/cli.js.map maps the bundle.
+async function buildCli() {
+  const cli = await esbuild.build({ ...common, entryPoints: ['server/cli/bin.ts'], outfile: 'dist/cli.js', write: false });
+  const code = cli.outputFiles.find((f) => f.path.endsWith('.js')).text;
+  const map = cli.outputFiles.find((f) => f.path.endsWith('.map'));
+  // esbuild escapes non-ASCII characters everywhere but in comments; escaping the rest keeps the file ASCII.
+  const ascii = code.replace(/[^\x00-\x7f]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  // A vm.Script has no loader for import() on Node 20: web-tree-sitter's two imports of Node built-ins become
+  // require through the loader's __foresightImport (any other import() fails the build, to be looked at).
+  const imports = [];
+  const body = ascii.replace(/\bimport\(("[^"]+")\)/g, (_, spec) => (imports.push(JSON.parse(spec)), `__foresightImport(${spec})`));
+  if (imports.sort().join() !== 'fs/promises,module') throw new Error(`cli bundle: unexpected dynamic imports ${imports.join()}`);
+  const source = '(function (exports, require, module, __filename, __dirname, __foresightImport) {' + body + '\n})';
+  const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
+  const close = ['*~/', '*#/', '*@~/', '*~@#/'].find((c) => !source.includes(c));
+  if (!close) throw new Error('cli bundle: no free comment-terminator escape');
+  const loader = await esbuild.build({ ...common, sourcemap: false, banner: {}, entryPoints: ['server/cli/loader.ts'], write: false, outfile: 'dist/cli.js' });
+  const num = (n) => String(n).padStart(10, ' ');
+  const header = (start, end) => `const __foresightCli = { hash: ${JSON.stringify(hash)}, close: ${JSON.stringify(close)}, start: ${num(start)}, end: ${num(end)} };\n`;
+  const prefix = header(0, 0) + loader.outputFiles[0].text + '/*';
+  const start = prefix.length;
+  const escaped = source.replaceAll('*/', close);
+  const end = start + escaped.length;
+  writeFileSync('dist/cli.js', header(start, end) + loader.outputFiles[0].text + '/*' + escaped + '*/\n');
+  writeFileSync('dist/cli.js.map', map.contents);
+}

@@ -1,0 +1,144 @@
+// The outer layer of dist/cli.js: compiles the command line's bundle with a V8 code cache, so a run does not
+// pay for parsing and compiling 4 MB of JavaScript again (Node 20 has no module.enableCompileCache).
+//
+// esbuild.mjs builds the command line (server/cli/bin.ts), wraps it in a CommonJS function expression and writes
+// dist/cli.js as a header (`__foresightCli`), this file's bundle, and the command line in a block comment. The file
+// stays self-contained: a copy of dist/cli.js (and the .wasm files beside it) runs anywhere.
+//
+// The cache: <cache dir>/foresight/cli-<bundle hash>-<verb>-<node version>-<arch>.v8cache, where the cache dir is
+// $XDG_CACHE_HOME or ~/.cache (FORESIGHT_CODE_CACHE_DIR overrides it; FORESIGHT_CODE_CACHE=0 turns the cache
+// off). The file is a 16-byte header (magic, payload length, FNV-1a checksum of the payload) and V8's cached data.
+//
+// Invariants:
+// - A missing, stale, truncated or corrupt cache is ignored (our checksum, then V8's own version, flag and length
+//   checks); the run compiles from source and behaves exactly as without a cache. No cache error is ever shown.
+// - The cache is written only when the run did not use one, after the command finished (so it holds the
+//   functions the command compiled), to a temporary file renamed into place: readers see a whole file or none.
+//   Caches of other builds unused for an hour are removed then.
+// - The bundle has no dynamic import(): a vm.Script has no module loader for them on Node 20 without
+//   --experimental-vm-modules, so esbuild.mjs rewrites web-tree-sitter's two imports of Node built-ins to
+//   __foresightImport, a require that resolves asynchronously as import() does.
+// - The bundle's behaviour does not depend on the loader: it gets the same require, module, __filename and
+//   __dirname it had as a plain CommonJS module.
+
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/**
+ * Written by esbuild.mjs at the top of dist/cli.js. The bundle is the file's last block comment, characters
+ * [start, end) of the file (all ASCII: non-ASCII characters, which esbuild leaves only in comments, are written as
+ * \u escapes), with each comment terminator written as `close` (a sequence the bundle does not contain). A comment
+ * costs V8 a scan, not a parse, when the file is loaded.
+ */
+declare const __foresightCli: { hash: string; close: string; start: number; end: number };
+
+const MAGIC = 0x46435631; // "FCV1"
+
+function fnv1a(b: Uint8Array, from: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193);
+  return h >>> 0;
+}
+
+function cacheFile(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.FORESIGHT_CODE_CACHE === '0') return undefined;
+  let dir = env.FORESIGHT_CODE_CACHE_DIR;
+  if (!dir) {
+    const base = env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
+    if (!base) return undefined;
+    dir = join(base, 'foresight');
+  }
+  // One cache per verb: a cache holds the functions its run compiled, and `version` compiles few of plan's.
+  const verb = process.argv.slice(2).find((a) => !a.startsWith('-')) ?? '';
+  const v = /^[a-z][a-z-]{0,19}$/.test(verb) ? verb : 'other';
+  return join(dir, `cli-${__foresightCli.hash}-${v}-${process.version}-${process.arch}.v8cache`);
+}
+
+function readCache(file: string): Buffer | undefined {
+  try {
+    const b = readFileSync(file);
+    if (b.length <= 16 || b.readUInt32LE(0) !== MAGIC || b.readUInt32LE(4) !== b.length - 16) return undefined;
+    // The checksum covers the payload only; it is computed over the whole buffer from byte 16.
+    if (b.readUInt32LE(8) !== fnv1a(b, 16)) return undefined;
+    return b.subarray(16);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(file: string, data: Buffer): void {
+  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const head = Buffer.alloc(16);
+    head.writeUInt32LE(MAGIC, 0);
+    head.writeUInt32LE(data.length, 4);
+    head.writeUInt32LE(fnv1a(data, 0), 8);
+    const fd = openSync(tmp, 'w', 0o644);
+    try {
+      writeSync(fd, head);
+      writeSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    removeStale(file);
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing was written
+    }
+  }
+}
+
+function bundleSource(): string {
+  const text = readFileSync(__filename, 'latin1');
+  return text.slice(__foresightCli.start, __foresightCli.end).replaceAll(__foresightCli.close, '*/');
+}
+
+/** Removes caches of other builds not used for an hour (each build leaves its own; this bounds the directory). */
+function removeStale(file: string): void {
+  const dir = dirname(file);
+  const now = Date.now();
+  for (const f of readdirSync(dir)) {
+    if (!/^cli-[0-9a-f]{16}-.*\.v8cache(\..*\.tmp)?$/.test(f) || f.startsWith(`cli-${__foresightCli.hash}-`)) continue;
+    try {
+      if (now - statSync(join(dir, f)).mtimeMs > 3_600_000) unlinkSync(join(dir, f));
+    } catch {
+      // removed by another run
+    }
+  }
+}
+
+const source = bundleSource();
+const file = cacheFile(process.env);
+const cached = file ? readCache(file) : undefined;
+let script: Script;
+try {
+  script = new Script(source, { filename: __filename, cachedData: cached });
+} catch (e) {
+  // Cached data V8 cannot even start to read: compile from source.
+  if (!cached) throw e;
+  script = new Script(source, { filename: __filename });
+}
+if (file && (!cached || script.cachedDataRejected)) {
+  process.once('exit', () => {
+    try {
+      writeCache(file, script.createCachedData());
+    } catch {
+      // a cache is an optimisation only
+    }
+  });
+}
+const foresightImport = (spec: string): Promise<unknown> => Promise.resolve().then(() => require(spec) as unknown);
+(script.runInThisContext() as (e: unknown, r: NodeRequire, m: NodeModule, f: string, d: string, i: typeof foresightImport) => void)(
+  module.exports,
+  require,
+  module,
+  __filename,
+  __dirname,
+  foresightImport,
+);
