@@ -13,7 +13,7 @@ import { error } from '../diags/diagnostic';
 import { SourceText } from '../config/source';
 import type { SyntaxNode, Tree } from './treesitter';
 
-type Kind =
+export type Kind =
   | 'nl'
   | 'ident'
   | 'number'
@@ -30,7 +30,7 @@ type Kind =
   | 'invalid'
   | 'eof';
 
-interface Tok {
+export interface Tok {
   kind: Kind;
   start: number;
   end: number;
@@ -227,10 +227,25 @@ class Scanner {
   }
 }
 
+/**
+ * The structure of a file without syntax errors as the checker read it (token indices into `toks`): what
+ * config/fastbody.ts builds bodies from without a tree-sitter tree.
+ */
+export type SynItem =
+  | { kind: 'attr'; name: Tok; first: number; last: number }
+  | { kind: 'block'; id: Tok; labels: Tok[]; open: Tok; close: Tok; items: SynItem[] };
+
+export interface SynStructure {
+  toks: Tok[];
+  items: SynItem[];
+}
+
 /** Structure checker over tokens, following HCL's body grammar and recovery. */
 class Checker {
   private p = 0;
   private recovery = false;
+  /** Items of the body being read (the structure, see SynItem). */
+  items: SynItem[] = [];
   constructor(
     private readonly toks: Tok[],
     private readonly diag: (summary: string, detail: string, a: number, b: number, ctxStart?: number) => void,
@@ -318,11 +333,13 @@ class Checker {
     const next = this.peek();
     if (next.kind === 'eq') {
       this.read();
+      const first = this.p;
       const ok = this.expression();
       if (!ok) {
         this.recoverAfterItem();
         return;
       }
+      this.items.push({ kind: 'attr', name: id, first, last: this.p - 1 });
       const end = this.peek();
       if (end.kind !== 'nl' && end.kind !== 'eof') {
         if (end.kind === 'comma')
@@ -357,9 +374,11 @@ class Checker {
     const top = this.depth === 0;
     this.depth++;
     this.closeEnd = -1;
+    const outer = this.items;
     try {
       this.blockInner(id, header);
     } finally {
+      this.items = outer;
       this.depth--;
       if (top) this.blocks.push({ text: header.join(' '), start: id.start, end: this.closeEnd >= 0 ? this.closeEnd : this.toks[Math.max(0, this.p - 1)].end });
     }
@@ -384,12 +403,14 @@ class Checker {
     this.p = Math.min(q + 1, this.toks.length - 1);
   }
 
-  private blockInner(_id: Tok, header: string[]): void {
+  private blockInner(id: Tok, header: string[]): void {
+    const labels: Tok[] = [];
     for (;;) {
       const t = this.peek();
       if (t.kind === 'ocurly') break;
       if (t.kind === 'string' || t.kind === 'ident') {
         this.read();
+        labels.push(t);
         header.push(t.kind === 'string' ? t.text : JSON.stringify(t.text));
         continue;
       }
@@ -406,6 +427,9 @@ class Checker {
       return;
     }
     const open = this.read();
+    const blk: Extract<SynItem, { kind: 'block' }> = { kind: 'block', id, labels, open, close: open, items: [] };
+    this.items.push(blk);
+    this.items = blk.items;
     const n = this.peek();
     if (n.kind === 'nl' || n.kind === 'eof' || n.kind === 'ccurly') this.body('ccurly', open);
     else {
@@ -425,7 +449,9 @@ class Checker {
           this.recover('ccurly');
         } else {
           this.read();
+          const first = this.p;
           this.expression();
+          blk.items.push({ kind: 'attr', name: id, first, last: this.p - 1 });
           const e = this.peek();
           if (e.kind === 'ccurly') this.read();
           else {
@@ -454,6 +480,7 @@ class Checker {
       }
     }
     this.closeEnd = this.toks[Math.max(0, this.p - 1)].end;
+    blk.close = this.toks[Math.max(0, this.p - 1)];
     const eol = this.peek();
     if (eol.kind === 'nl' || eol.kind === 'eof') this.read();
     else {
@@ -591,10 +618,13 @@ export interface SyntaxAnalysis {
   diagnostics: Diagnostic[];
   /** Top-level blocks as HCL sees them (even when tree-sitter recovered differently): diagnostic contexts. */
   blocks: { text: string; range: Range }[];
+  /** The structure, when asked for and the scanner and checker found no error (see SynStructure). */
+  structure?: SynStructure;
 }
 
-export function analyzeSyntax(text: string, filename: string, tree?: Tree): SyntaxAnalysis {
-  const src = new SourceText(filename, text);
+export function analyzeSyntax(text: string, filename: string, tree?: Tree, opts?: { structure?: boolean; src?: SourceText }): SyntaxAnalysis {
+  const src = opts?.src ?? new SourceText(filename, text);
+  let structure: SynStructure | undefined;
   const out: Diagnostic[] = [];
   let blocks: SyntaxAnalysis['blocks'] = [];
   const lexical: Diagnostic[] = [];
@@ -608,6 +638,7 @@ export function analyzeSyntax(text: string, filename: string, tree?: Tree): Synt
     );
     ch.body('eof');
     blocks = ch.blocks.map((b) => ({ text: b.text, range: src.range(b.start, b.end) }));
+    if (opts?.structure && lexical.length === 0 && structural.length === 0) structure = { toks, items: ch.items };
   } catch {
     // the checker is best-effort: never let a bug in it hide the tree-sitter fallback
   }
@@ -624,7 +655,7 @@ export function analyzeSyntax(text: string, filename: string, tree?: Tree): Synt
       );
     }
   }
-  return { diagnostics: out, blocks };
+  return structure ? { diagnostics: out, blocks, structure } : { diagnostics: out, blocks };
 }
 
 function rng(src: SourceText, a: number, b: number): Range {

@@ -1,0 +1,379 @@
+// Generic bodies (hclbody.ts Body) built without a tree-sitter tree, for files the hand-written syntax check
+// (syntax/errors.ts) finds free of errors: the checker's structure gives the blocks, labels and attribute
+// expression extents, lang/parse.ts parses each attribute's expression, and a small token walk gives the
+// coarse shapes (tuple elements, object items, call arguments) exactly as hclbody.ts derives them from
+// tree-sitter nodes: the same ranges, texts, references, literals and lazily parsed element ASTs.
+//
+// This is the cold path's fast lane: tree-sitter's parse and the walk over its nodes across the WebAssembly
+// boundary cost several times more than everything here. Anything this module is not sure to build exactly as
+// the tree-sitter path would (parse diagnostics, heredocs closed with trailing blanks, `$$`/`%%` escapes,
+// labels with templates, `::` function names, odd number tokens) makes it return undefined, and the caller
+// takes the tree-sitter path. test/config/fastbody.test.ts compares both paths on every configuration in the
+// repository's corpora and on mutations of them.
+
+import type { Diagnostic } from '../diags/diagnostic';
+import type { Expr } from '../lang/ast';
+import { MAX_EXPR_DEPTH, parseExpression } from '../lang/parse';
+import { Value } from '../lang/value';
+import type { SynItem, SynStructure, Tok } from '../syntax/errors';
+import { MAX_BLOCK_DEPTH } from '../syntax/errors';
+import type { Attribute, Block, Body, Expression, Reference } from './hclbody';
+import { astReferences } from './hclbody';
+import type { SourceText } from './source';
+
+/** Thrown (and caught in fastBody) when the file needs the tree-sitter path. */
+class Unsure extends Error {}
+
+function unsure(): never {
+  throw new Unsure();
+}
+
+/**
+ * The body of a file from its syntax structure, or undefined when the tree-sitter path must build it.
+ * `diags` would receive "Expression too deeply nested" errors; a file with any is left to the other path.
+ */
+export function fastBody(st: SynStructure, src: SourceText, _diags: Diagnostic[] = []): Body | undefined {
+  if (treeSitterRejects(src.text)) return undefined;
+  try {
+    const b = new Builder(st.toks, src);
+    const body = b.body(st.items, 0);
+    body.range = src.range(0, src.text.length);
+    body.endRange = src.range(src.text.length, src.text.length);
+    return body;
+  } catch (e) {
+    if (e instanceof Unsure) return undefined;
+    throw e;
+  }
+}
+
+class Builder {
+  private readonly text: string;
+  constructor(
+    private readonly toks: Tok[],
+    private readonly src: SourceText,
+  ) {
+    this.text = src.text;
+  }
+
+  body(items: SynItem[], depth: number): Body {
+    const attributes: Attribute[] = [];
+    const blocks: Block[] = [];
+    for (const it of items) {
+      if (it.kind === 'attr') {
+        const expr = this.topExpression(it.first, it.last);
+        attributes.push({ name: it.name.text, nameRange: this.range(it.name.start, it.name.end), expr, range: this.range(it.name.start, expr.offset + expr.text.length) });
+      } else {
+        if (depth >= MAX_BLOCK_DEPTH) unsure();
+        blocks.push(this.block(it, depth + 1));
+      }
+    }
+    // Range and endRange are set by the caller (block or file).
+    return { attributes, blocks, range: undefined as never, endRange: undefined as never };
+  }
+
+  block(it: Extract<SynItem, { kind: 'block' }>, depth: number): Block {
+    const labels: string[] = [];
+    const labelRanges = [];
+    for (const l of it.labels) {
+      if (l.kind === 'string') {
+        if (!l.text.startsWith('"') || !l.text.endsWith('"') || l.text.length < 2 || hasTemplateSyntax(l.text)) unsure();
+        labels.push(stringLitText(l.text));
+      } else labels.push(l.text);
+      labelRanges.push(this.range(l.start, l.end));
+    }
+    const body = this.body(it.items, depth);
+    body.range = this.range(it.open.start, it.close.end);
+    body.endRange = this.range(it.close.start, it.close.start);
+    const typeRange = this.range(it.id.start, it.id.end);
+    const lastHeader = labelRanges.length ? labelRanges[labelRanges.length - 1] : typeRange;
+    return {
+      type: it.id.text,
+      typeRange,
+      labels,
+      labelRanges,
+      openBraceRange: this.range(it.open.start, it.open.end),
+      range: this.range(it.id.start, it.close.end),
+      defRange: { filename: this.src.filename, start: typeRange.start, end: lastHeader.end },
+      body,
+    };
+  }
+
+  private range(a: number, b: number) {
+    return this.src.range(a, b);
+  }
+
+  /** The end of a token as tree-sitter's node ends (a heredoc ends at its closing marker). */
+  private tokEnd(t: Tok): number {
+    if (t.kind === 'string' && t.text.startsWith('<<')) {
+      const c = this.text.charCodeAt(t.end - 1);
+      if (c === 32 || c === 9 || c === 13) unsure();
+    }
+    return t.end;
+  }
+
+  /** An attribute's expression (hclbody expressionFromNode at depth 0). */
+  topExpression(first: number, last: number): Expression {
+    if (last < first) unsure();
+    const start = this.toks[first].start;
+    const end = this.tokEnd(this.toks[last]);
+    const range = this.range(start, end);
+    const text = this.text.slice(start, end);
+    const parsed = parseExpression(text, this.src.filename, range.start);
+    if (!parsed.expr || parsed.diagnostics.length > 0) unsure();
+    const refs = astReferences(parsed.expr);
+    const e: Expression = { offset: start, range, text, refs, shape: 'other', ast: parsed.expr };
+    this.shape(e, first, last, 0, refs);
+    return e;
+  }
+
+  /** An element expression (expressionFromNode at depth > 0): the parent's references inside its range. */
+  private element(first: number, last: number, depth: number, parentRefs: Reference[], keyRef?: Reference): Expression {
+    const start = this.toks[first].start;
+    const end = this.tokEnd(this.toks[last]);
+    const range = this.range(start, end);
+    const text = this.text.slice(start, end);
+    const refs: Reference[] = [];
+    for (const r of keyRef ? [keyRef] : parentRefs) if (r.range.start.byte >= range.start.byte && r.range.end.byte <= range.end.byte) refs.push(r);
+    const filename = this.src.filename;
+    let ast: Expr | undefined;
+    const e: Expression = {
+      offset: start,
+      range,
+      text,
+      refs,
+      shape: 'other',
+      get ast(): Expr {
+        if (!ast) ast = parseExpression(text, filename, range.start).expr ?? { kind: 'literal', value: Value.unknown(), range };
+        return ast;
+      },
+      set ast(v: Expr) {
+        ast = v;
+      },
+    };
+    this.shape(e, first, last, depth, refs);
+    return e;
+  }
+
+  /** Index of the token closing the bracket opened at `i` (same-kind nesting; tokens are balanced here). */
+  private matching(i: number, last: number): number {
+    const open = this.toks[i].kind;
+    const close = open === 'obrack' ? 'cbrack' : open === 'ocurly' ? 'ccurly' : 'cparen';
+    let level = 0;
+    for (let k = i; k <= last; k++) {
+      const kind = this.toks[k].kind;
+      if (kind === 'obrack' || kind === 'ocurly' || kind === 'oparen') level++;
+      else if (kind === 'cbrack' || kind === 'ccurly' || kind === 'cparen') {
+        level--;
+        if (level === 0) return kind === close ? k : unsure();
+      } else if (kind === 'op' && this.toks[k].text === '[*') {
+        // "[*" opens a bracket closed by the next "]"
+        level++;
+      }
+    }
+    return unsure();
+  }
+
+  /** Sets shape, literal, elems, items, callName and args as hclbody.ts's unwrap + switch do. */
+  private shape(e: Expression, first: number, last: number, depth: number, refs: Reference[]): void {
+    if (depth >= MAX_EXPR_DEPTH) return;
+    const t = this.toks;
+    // Parentheses around the whole expression are looked through.
+    while (t[first].kind === 'oparen' && this.matching(first, last) === last) {
+      first++;
+      last--;
+      while (t[first].kind === 'nl') first++;
+      while (t[last].kind === 'nl') last--;
+      if (last < first) unsure();
+    }
+    const a = t[first];
+    if (first === last) {
+      if (a.kind === 'string') {
+        if (a.text.startsWith('<<')) {
+          e.shape = 'template';
+          return;
+        }
+        if (hasTemplateSyntax(a.text) || !a.text.endsWith('"') || a.text.length < 2) {
+          if (hasEscapedTemplateSyntax(a.text)) unsure();
+          e.shape = 'template';
+          return;
+        }
+        e.shape = 'string';
+        e.literal = stringLitText(a.text);
+        return;
+      }
+      if (a.kind === 'number') {
+        if (!/^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(a.text)) unsure();
+        e.shape = 'literal';
+        e.literal = Number(a.text);
+        return;
+      }
+      if (a.kind === 'ident') {
+        if (a.text === 'true' || a.text === 'false') {
+          e.shape = 'literal';
+          e.literal = a.text === 'true';
+        } else if (a.text === 'null') {
+          e.shape = 'literal';
+          e.literal = null;
+        } else e.shape = 'traversal';
+        return;
+      }
+      return;
+    }
+    if (a.kind === 'obrack' && this.matching(first, last) === last) {
+      if (this.firstInside(first, last)?.text === 'for') return;
+      e.shape = 'tuple';
+      e.elems = this.split(first + 1, last - 1, false).map(([x, y]) => this.element(x, y, depth + 1, refs));
+      return;
+    }
+    if (a.kind === 'ocurly' && this.matching(first, last) === last) {
+      if (this.firstInside(first, last)?.text === 'for') return;
+      e.shape = 'object';
+      e.items = this.split(first + 1, last - 1, true).map(([x, y]) => this.item(x, y, depth + 1, refs));
+      return;
+    }
+    if (a.kind === 'ident' && t[first + 1].kind === 'oparen' && this.matching(first + 1, last) === last) {
+      e.shape = 'call';
+      e.callName = a.text;
+      const parts = this.split(first + 2, last - 1, false);
+      const lastPart = parts[parts.length - 1];
+      if (lastPart && t[lastPart[1]].kind === 'op' && t[lastPart[1]].text === '...') {
+        lastPart[1]--;
+        while (lastPart[1] >= lastPart[0] && t[lastPart[1]].kind === 'nl') lastPart[1]--;
+        if (lastPart[1] < lastPart[0]) unsure();
+      }
+      e.args = parts.map(([x, y]) => this.element(x, y, depth + 1, refs));
+      return;
+    }
+    if (a.kind === 'ident') {
+      if (a.text === 'true' || a.text === 'false' || a.text === 'null') unsure();
+      // A traversal: .name, .0 and [...] steps only (a splat or anything else makes it 'other').
+      let k = first + 1;
+      while (k <= last) {
+        const s = t[k];
+        if (s.kind === 'op' && s.text === '.') {
+          // A newline may follow the dot inside brackets (tree-sitter keeps it a traversal).
+          while (k + 1 < last && t[k + 1].kind === 'nl') k++;
+          const n = t[k + 1];
+          if (k + 1 > last) unsure();
+          if (n.kind === 'ident') k += 2;
+          else if (n.kind === 'number') {
+            if (!/^[0-9]+$/.test(n.text)) unsure();
+            k += 2;
+          } else return;
+          continue;
+        }
+        if (s.kind === 'obrack') {
+          k = this.matching(k, last) + 1;
+          continue;
+        }
+        if (s.kind === 'op' && (s.text === ':' || s.text === '.*' || s.text === '[*')) {
+          if (s.text === ':') unsure();
+          return;
+        }
+        if (s.kind === 'nl') unsure();
+        return;
+      }
+      e.shape = 'traversal';
+    }
+  }
+
+  /** The first non-newline token inside the brackets at first..last. */
+  private firstInside(first: number, last: number): Tok | undefined {
+    for (let k = first + 1; k < last; k++) if (this.toks[k].kind !== 'nl') return this.toks[k];
+    return undefined;
+  }
+
+  /**
+   * Splits the tokens first..last (inside brackets) into elements at depth-0 commas (and newlines, for
+   * object items); each element's first and last token index, newlines excluded.
+   */
+  private split(first: number, last: number, nlSeparates: boolean): [number, number][] {
+    const out: [number, number][] = [];
+    let level = 0;
+    let start = -1;
+    let end = -1;
+    const flush = () => {
+      if (start >= 0) out.push([start, end]);
+      start = end = -1;
+    };
+    for (let k = first; k <= last; k++) {
+      const tk = this.toks[k];
+      const kind = tk.kind;
+      if (level === 0 && (kind === 'comma' || (kind === 'nl' && nlSeparates))) {
+        flush();
+        continue;
+      }
+      if (kind === 'obrack' || kind === 'ocurly' || kind === 'oparen' || (kind === 'op' && tk.text === '[*')) level++;
+      else if (kind === 'cbrack' || kind === 'ccurly' || kind === 'cparen') level--;
+      if (kind === 'nl') continue;
+      if (start < 0) start = k;
+      end = k;
+    }
+    flush();
+    return out;
+  }
+
+  /** An object item: key and value (hclbody keyExpression / expressionFromNode). */
+  private item(first: number, last: number, depth: number, refs: Reference[]): { key: Expression; value: Expression } {
+    const t = this.toks;
+    let level = 0;
+    let sep = -1;
+    for (let k = first; k <= last; k++) {
+      const tk = t[k];
+      if (tk.kind === 'obrack' || tk.kind === 'ocurly' || tk.kind === 'oparen' || (tk.kind === 'op' && tk.text === '[*')) level++;
+      else if (tk.kind === 'cbrack' || tk.kind === 'ccurly' || tk.kind === 'cparen') level--;
+      else if (level === 0 && tk.kind === 'op' && tk.text === '?') unsure();
+      else if (level === 0 && (tk.kind === 'eq' || (tk.kind === 'op' && tk.text === ':'))) {
+        sep = k;
+        break;
+      }
+    }
+    if (sep <= first || sep >= last) unsure();
+    let kl = sep - 1;
+    while (t[kl].kind === 'nl') kl--;
+    let vf = sep + 1;
+    while (t[vf].kind === 'nl') vf++;
+    // A bare name key (tree-sitter's variable_expr; true, false and null are literals there).
+    const bare = kl === first && t[first].kind === 'ident' && !['true', 'false', 'null'].includes(t[first].text);
+    let key: Expression;
+    if (bare) {
+      const kr = this.range(t[first].start, t[first].end);
+      key = this.element(first, kl, depth, refs, { root: t[first].text, rootRange: kr, steps: [], range: kr });
+    } else key = this.element(first, kl, depth, refs);
+    return { key, value: this.element(vf, last, depth, refs) };
+  }
+}
+
+/**
+ * The value hclbody.ts's stringLitValue gives a quoted string without interpolation: tree-sitter's
+ * template_literal token, i.e. the raw text between the quotes (escapes not decoded) without the spaces and
+ * tabs at either end, which the grammar skips as extras. Other blanks at the ends are left to the tree path.
+ */
+function stringLitText(quoted: string): string {
+  const inner = quoted.slice(1, -1);
+  const v = inner.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (v.length > 0 && (/^\s/.test(v) || /\s$/.test(v))) unsure();
+  return v;
+}
+
+/**
+ * Constructs tree-sitter's grammar rejects although HCL accepts them (it then reports "Invalid expression"
+ * through the tree path): numbers with an exponent, calls of functions named true/false/null, a splat `[ * ]` written with blanks, and a block comment
+ * still open at the end of the file.
+ */
+export function treeSitterRejects(text: string): boolean {
+  // A block comment left open at the end of the file (the syntax check lets it run to the end).
+  const open = text.lastIndexOf('/*');
+  if (open >= 0 && text.indexOf('*/', open + 2) < 0) return true;
+  if (/(^|[^A-Za-z0-9_-])(true|false|null)\s*\(/.test(text)) return true;
+  return /(^|[^A-Za-z0-9_.])[0-9]+(\.[0-9]+)?[eE]/.test(text) || /\[\s+\*|\[\*\s+\]/.test(text);
+}
+
+/** An interpolation or directive in a quoted string, or an escaped one (`$${`, `%%{`). */
+function hasTemplateSyntax(s: string): boolean {
+  return s.includes('${') || s.includes('%{');
+}
+
+function hasEscapedTemplateSyntax(s: string): boolean {
+  return s.includes('$$') || s.includes('%%');
+}
