@@ -83,8 +83,10 @@ export interface OperationArgs {
   replace: string[];
   vars: { flag: '-var' | '-var-file'; value: string }[];
   planFile?: string;
-  /** Cancellation of the plan and apply walks (the language server's runs; the CLI has none). */
+  /** Cancellation of the plan and apply walks (the language server's runs; the CLI's interrupts, cli/apply.ts). */
   signal?: AbortSignal;
+  /** As `terraform apply`: a stop does not reach the plan walk of plan-and-apply; the operation ends after it. */
+  applyStopOnly?: boolean;
 }
 
 /**
@@ -94,6 +96,8 @@ export interface OperationArgs {
 export interface OperationExtensions {
   wrapHooks?(viewHooks: Hooks): Hooks;
   signal?: AbortSignal;
+  /** See OperationArgs.applyStopOnly (the CLI's apply and destroy). */
+  applyStopOnly?: boolean;
   onPlan?(plan: Plan): void;
   onDiagnostics?(diags: readonly Diagnostic[]): void;
 }
@@ -335,6 +339,7 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
   if (!p.args || hasErrors(p.diags)) return printUsageError(verb, p.diags, color && !raw.includes('-json'), io);
   const a = p.args;
   a.signal = ext?.signal;
+  a.applyStopOnly = ext?.applyStopOnly;
   const baseView: OperationView = a.json ? new JsonView(io, verb) : new HumanView(io, a.color, verb);
   const view = ext ? extendView(baseView, ext) : baseView;
   view.start();
@@ -392,7 +397,7 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
     // Terraform warns and stops when there is nothing to refresh.
   }
 
-  const providers = stoppable(providerFactory(io), a.signal);
+  const providers = stoppable(providerFactory(io), a.applyStopOnly && a.verb !== 'plan' ? undefined : a.signal);
   // Warnings of the state read (a journal replayed by the backend: "State recovered from journal") are shown with
   // the plan's, for plan, apply and destroy alike (terraform has no journal, so no analogue).
   const warnings = [...cfg.diags.filter((d) => d.severity !== 'error'), ...rd];
@@ -411,7 +416,7 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
       cwd: io.cwd,
       workspace: ws,
       hooks: view.hooks(),
-      signal: a.signal,
+      signal: a.applyStopOnly && a.verb !== 'plan' ? undefined : a.signal,
     });
   }
   const diags = [...warnings, ...varDiags, ...(planResult?.diagnostics ?? [])];
@@ -459,6 +464,11 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
   // apply / destroy. Plan warnings are shown before the prompt; check-block results are reported by the
   // apply walk instead (Terraform re-evaluates checks during apply and reports them once).
   let planWarnings = diags.filter((d) => !/^Check block assertion/.test(d.summary));
+  if (a.applyStopOnly && a.signal?.aborted) {
+    // backend_apply.go: stopped while planning; the plan was shown, the operation ends before the prompt.
+    view.diagnostics([...diags, { ...error('execution halted'), sourceless: true }], render);
+    return 1;
+  }
   const trivial = !hasChanges(plan);
   if (!a.autoApprove && !trivial) {
     // Warnings are shown before the prompt only when asking (backend_apply.go); otherwise after the apply.

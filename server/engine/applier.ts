@@ -12,7 +12,11 @@
 //
 // Failures: a failed create leaves the object the provider returned as tainted; a create_before_destroy create that
 // fails restores the deposed object as current when no new object exists; dependents of a failed node are skipped.
-// Cancellation (`signal`): no new nodes start; running provider calls finish and are persisted.
+// Cancellation (`signal`, Terraform's Context.Stop and its stopHook): the Stopping hook runs at once; the walk goes
+// on, but every instance that reaches its first hook afterwards ends there with "execution halted" (nothing is
+// called; a destroy still announces itself first, as Terraform's UI hook runs before the stop hook), and a provider
+// call in flight (the providers were sent StopProvider) finishes and is persisted, then its PostApply and state-update
+// hooks add one "execution halted" each (engine/hooks.ts haltedDiagnostic).
 
 import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
@@ -33,7 +37,7 @@ import type { ChangeListener, InstanceAddr, State } from '../states/state';
 import { instanceAddrString, instanceKeyString, resourceKey, SyncState } from '../states/state';
 import { marshal, marshalType } from './ctyjson';
 import { decodeBody } from './decode';
-import type { Hooks } from './hooks';
+import { haltedDiagnostic, type Hooks } from './hooks';
 import type { ModuleInstance, Node, ProviderFactory, ResourceValues } from './context';
 import {
   buildConfigGraph,
@@ -52,7 +56,7 @@ import {
   staticPath,
   WalkContext,
 } from './context';
-import { fqnOfProviderAddr, preventDestroyDiag } from './planner';
+import { fqnOfProviderAddr, preventDestroyDiag, withAddr } from './planner';
 import { applyIgnoreChanges } from './lifecycle';
 
 export interface ApplyOptions {
@@ -312,7 +316,11 @@ class Applier {
     outDiags: Diagnostic[],
     rep: ReturnType<typeof repetitionFor>,
   ): Promise<Value | undefined> {
-    return this.ctx.sem.run(async () => (this.opts.signal?.aborted ? undefined : this.applyInstanceLocked(n, inst, addr, c, schema, outDiags, rep)));
+    return this.ctx.sem.run(async () => {
+      // Terraform halts such an instance at its second plan's PreDiff hook, which prints nothing.
+      if (this.opts.signal?.aborted) return void outDiags.push(haltedDiagnostic());
+      return this.applyInstanceLocked(n, inst, addr, c, schema, outDiags, rep);
+    });
   }
 
   private async applyInstanceLocked(
@@ -345,13 +353,14 @@ class Applier {
     if (c.action === 'Read') {
       this.hooks.preApply?.(addr, undefined, 'Read', c.before, c.after);
       const resp = await p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
-      diags.push(...resp.diagnostics);
+      diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
       const failed = hasErr(resp.diagnostics);
       const v = failed ? nullObj : markObject(markWithPaths(resp.state, configMarks), schema);
       this.hooks.postApply?.(addr, undefined, 'Read', v, failed);
       if (!failed) this.sync.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), c.providerAddr);
+      if (this.opts.signal?.aborted) diags.push(haltedDiagnostic(), haltedDiagnostic());
       outDiags.push(...diags);
-      return failed ? undefined : v;
+      return failed || this.opts.signal?.aborted ? undefined : v;
     }
 
     const replacing = c.action === 'DeleteThenCreate' || c.action === 'CreateThenDelete';
@@ -367,7 +376,7 @@ class Applier {
     const configForPlan = applyIgnoreChanges(unmarkedConfig, unmarkedPrior, r.lifecycle?.ignoreChanges);
     const proposed = proposedNew(block, unmarkedPrior, configForPlan);
     const pr = await p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: configForPlan, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
-    diags.push(...pr.diagnostics);
+    diags.push(...pr.diagnostics.map((d) => withAddr(d, addr, r.config)));
     if (hasErr(pr.diagnostics)) {
       outDiags.push(...diags);
       return undefined;
@@ -390,7 +399,8 @@ class Applier {
     const action: Action = replacing ? 'Create' : c.action;
     this.hooks.preApply?.(addr, undefined, action, prior, markObject(markWithPaths(planned, configMarks), schema));
     const resp = await p.provider.applyResourceChange({ typeName: r.type, priorState: unmarkedPrior, plannedState: planned, config: unmarkedConfig, plannedPrivate: pr.plannedPrivate });
-    diags.push(...resp.diagnostics);
+    // Terraform's apply(): the provider's diagnostics InConfigBody of the resource (a destroy has no body).
+    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
     let failed = hasErr(resp.diagnostics);
     let newVal = resp.newState;
     if (!failed && !newVal.isWhollyKnown) {
@@ -447,7 +457,9 @@ class Applier {
     } else if (!failed) {
       this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
     }
-    if (!failed) {
+    // Stopped meanwhile: the PostApply and state-update hooks halt (the object is kept), postconditions are not run.
+    if (this.opts.signal?.aborted) diags.push(haltedDiagnostic(), haltedDiagnostic());
+    else if (!failed) {
       this.ctx.runConditions('resource-post', r.lifecycle?.postconditions ?? [], inst, rep, marked, configResourceAddr(n.path, resourceKey(addr)), addrStr, diags);
     }
     outDiags.push(...diags);
@@ -463,7 +475,7 @@ class Applier {
   }
 
   private destroyOne(c: ResourceInstanceChange, n: Extract<Node, { kind: 'destroy' }>, diags: Diagnostic[]): Promise<boolean> {
-    return this.ctx.sem.run(async () => (this.opts.signal?.aborted ? false : this.destroyOneLocked(c, n, diags)));
+    return this.ctx.sem.run(() => this.destroyOneLocked(c, n, diags));
   }
 
   private async destroyOneLocked(c: ResourceInstanceChange, n: Extract<Node, { kind: 'destroy' }>, diags: Diagnostic[]): Promise<boolean> {
@@ -490,6 +502,10 @@ class Applier {
     const unmarkedPrior = unmarkDeepWithPaths(prior).value;
     const nullObj = Value.null(impliedType(schema.block));
     this.hooks.preApply?.(addr, deposedKey, 'Delete', prior, nullObj);
+    if (this.opts.signal?.aborted) {
+      diags.push(haltedDiagnostic());
+      return false;
+    }
     let planned = nullObj;
     let plannedPrivate = privateBytes(src);
     if (e.schema.serverCapabilities.planDestroy) {
@@ -506,6 +522,7 @@ class Applier {
     diags.push(...resp.diagnostics);
     const failed = hasErr(resp.diagnostics);
     this.hooks.postApply?.(addr, deposedKey, 'Delete', failed ? prior : nullObj, failed);
+    if (this.opts.signal?.aborted) diags.push(haltedDiagnostic(), haltedDiagnostic());
     if (failed) {
       // The object survives; keep it (as it was, or as the provider returned it).
       if (!resp.newState.isNull) {
@@ -517,7 +534,7 @@ class Applier {
     }
     if (deposedKey) this.sync.setResourceInstanceDeposed(addr, deposedKey, null, c.providerAddr);
     else this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
-    return true;
+    return !this.opts.signal?.aborted;
   }
 }
 
@@ -558,6 +575,9 @@ export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyRes
   }
 
   ap.addDestroyNodes();
+  // Terraform's Context.Stop: the hooks hear of the stop at once (the CLI prints "Stopping operation...").
+  if (opts.signal?.aborted) ap.hooks.stopping?.();
+  else opts.signal?.addEventListener('abort', () => ap.hooks.stopping?.(), { once: true });
   const cyc = cycleDiagnostics(built.graph);
   if (cyc.length) {
     diags.push(...cyc);
@@ -565,13 +585,13 @@ export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyRes
   }
   if (plan.uiMode === 'refresh-only') {
     // Nothing to apply: the refreshed state (and outputs) become the new state.
-    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { signal: opts.signal, order: displayOrder(built.graph) });
+    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { order: displayOrder(built.graph) });
   } else {
-    await walk(built.graph, (k, n) => ap.exec(k, n), { signal: opts.signal, order: displayOrder(built.graph) });
+    // After a stop the walk goes on (Terraform's walker has no stop of its own); instances halt as they start.
+    await walk(built.graph, (k, n) => ap.exec(k, n), { order: displayOrder(built.graph) });
   }
   // Root outputs no longer in configuration disappear.
   for (const name of [...ap.sync.state.outputs.keys()]) if (!opts.config.outputs.has(name)) ap.sync.setOutputValue(name, null);
-  if (opts.signal?.aborted) ap.hooks.stopping?.();
   if (plan.uiMode !== 'destroy') {
     ap.ctx.declareRemainingChecks();
     const results = ap.ctx.checks.results();

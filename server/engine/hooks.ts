@@ -2,6 +2,7 @@
 // lines from them and the language server can preview. Hooks are called synchronously on the walk's thread;
 // they must not throw and must not mutate what they receive. Values are marked (sensitive) as the plan holds them.
 
+import { error, type Diagnostic } from '../diags/diagnostic';
 import type { Value } from '../lang/value';
 import type { Action } from '../plans/plan';
 import type { InstanceAddr } from '../states/state';
@@ -25,6 +26,17 @@ export interface Hooks {
   /** Import blocks during apply ("Importing... [id=x]", "Import complete [id=x]"). */
   preApplyImport?(addr: InstanceAddr, id: string): void;
   postApplyImport?(addr: InstanceAddr, id: string): void;
-  /** The walk stopped starting new operations after a cancellation. */
+  /**
+   * A stop was requested (Terraform's Hook.Stopping, called by Context.Stop): called once, at once, while provider
+   * calls are still in flight; the walk then halts each instance at its next hook (haltedDiagnostic).
+   */
   stopping?(): void;
+}
+
+/**
+ * Terraform's stopHook error: after a stop, every hook call of a resource instance fails with it (after the other
+ * hooks ran), so the node ends there. Sourceless, no detail.
+ */
+export function haltedDiagnostic(): Diagnostic {
+  return { ...error('execution halted'), sourceless: true };
 }

@@ -988,12 +988,14 @@ function fromState(p: import('../states/state').AttrPath): Path {
  * tfdiags InConfigBody for a provider's answer about `addr` configured by `body`: the address is recorded and the
  * range is the attribute path's in the body (the body's end without one). A failed call (sourceless) stays as is.
  */
-function withAddr(d: Diagnostic, addr: InstanceAddr | string, body?: Body): Diagnostic {
+export function withAddr(d: Diagnostic, addr: InstanceAddr | string, body?: Body): Diagnostic {
   if (!body || d.sourceless) return d;
   const { path, ...rest } = d as ProviderDiagnostic;
   const out: Diagnostic = { ...rest };
   if (!out.address) out.address = typeof addr === 'string' ? addr : instanceAddrString(addr);
-  if (!out.subject) out.subject = attributeRange(body, path ?? []);
+  // A diagnostic without a path is tfdiags' WholeContainingBody: the body's MissingItemRange, hclsyntax's zero-width
+  // range at its opening brace (terraform shows the block's first line).
+  if (!out.subject) out.subject = path?.length ? attributeRange(body, path) : { ...body.range, end: body.range.start };
   return out;
 }
 

@@ -12,6 +12,11 @@
 //                           error diagnostic.
 //   - 'exit-apply'          the third ApplyResourceChange that creates or updates kills the process mid-call (after
 //                           the two before it completed), as a provider crashing during apply.
+//   - 'hang-apply'          the third ApplyResourceChange that creates or updates never answers until StopProvider is
+//                           called; then it answers an error diagnostic, as an SDKv2/framework resource whose context
+//                           is cancelled by the provider's StopContext does (the object is not created).
+//   - 'stuck-apply'         the third ApplyResourceChange that creates or updates never answers at all, StopProvider
+//                           or not (StopProvider itself answers): a provider stuck in a call that ignores its context.
 // Every kind only acts on resources that are being created or updated (not on destroys), and only from the
 // provider's first managed resource type onwards, so validation and configuration succeed as usual.
 
@@ -22,7 +27,7 @@ import { impliedType } from '../providers/schema';
 import type { Msg, Method, Schemas } from './convert';
 import { marshal } from './msgpack';
 
-export const MISBEHAVIOURS = ['invalid-plan', 'inconsistent-apply', 'wrong-type', 'panic', 'hang', 'exit-apply'] as const;
+export const MISBEHAVIOURS = ['invalid-plan', 'inconsistent-apply', 'wrong-type', 'panic', 'hang', 'exit-apply', 'hang-apply', 'stuck-apply'] as const;
 export type Misbehaviour = (typeof MISBEHAVIOURS)[number];
 
 /** The first attribute of the object that is a known, non-null string (attribute names in order). */
@@ -77,6 +82,15 @@ export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
       if (kind === 'exit-apply' && !req.plannedState.isNull && ++applies === 3) {
         process.stderr.write('panic: misbehaving provider: ApplyResourceChange\n\ngoroutine 1 [running]:\nmain.main()\n');
         process.kill(process.pid, 'SIGKILL');
+      }
+      if ((kind === 'hang-apply' || kind === 'stuck-apply') && !req.plannedState.isNull && ++applies === 3) {
+        if (kind === 'stuck-apply') await new Promise<never>(() => undefined);
+        await stopped;
+        return {
+          newState: Value.null(req.plannedState.type),
+          private: new Uint8Array(0),
+          diagnostics: [{ severity: 'error', summary: 'Stopped', detail: 'The provider was asked to stop while applying: context canceled.' }],
+        };
       }
       const res = await p.applyResourceChange(req);
       if (kind === 'inconsistent-apply' && !req.plannedState.isNull) {

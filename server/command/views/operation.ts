@@ -195,7 +195,9 @@ export class HumanView implements OperationView {
       postApply: (addr, dk, _action, newState, failed) => {
         const a = dispAddr(addr, dk);
         const st = started.get(a);
-        if (!st || st.action === 'NoOp') return;
+        started.delete(a);
+        // hook_ui.go PostApply: a failed apply prints nothing here (its errors are printed with the diagnostics).
+        if (!st || st.action === 'NoOp' || failed) return;
         let msg = '';
         switch (st.action) {
           case 'Update':
