@@ -53,7 +53,7 @@ import { acquireLock, releaseLock, type Workspaces } from '../states/statemgr';
 import { evalConstant, readVarsFile } from '../config/variables';
 import { marshal } from '../engine/ctyjson';
 import { TERRAFORM_VERSION } from './version';
-import { incompleteLockWarning, installPackage, loadCliConfig, selectExternal } from '../plugin/discovery';
+import { incompleteLockWarning, installPackage, loadCliConfig, queryNetworkMirrors, selectExternal } from '../plugin/discovery';
 
 export interface InitIO {
   stdout: (s: string) => void;
@@ -557,7 +557,7 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
   for (const [k, r] of external) {
     const disp = providerForDisplay(r.addr);
     const prior = locks.providers.get(k);
-    const pick = selectExternal(cliCfg, k, disp, r.constraints, a.upgrade ? undefined : prior?.version, a.upgrade);
+    const pick = selectExternal(cliCfg, k, disp, r.constraints, a.upgrade ? undefined : prior?.version, a.upgrade, await queryNetworkMirrors(cliCfg, k, env));
     if ('error' in pick) {
       sel.diagnostics.push(pick.error);
       continue;
@@ -565,14 +565,15 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     const v = pick.candidate.version;
     const inst = await installPackage(dir, env, cliCfg, pick.candidate, prior, disp);
     if ('error' in inst) {
-      view.log(`- Installing ${disp} v${v}...`, `Installing provider version: ${disp} v${v}...`);
+      if (!inst.beforeFetch) view.log(`- Installing ${disp} v${v}...`, `Installing provider version: ${disp} v${v}...`);
       sel.diagnostics.push(inst.error);
       continue;
     }
     if (inst.action === 'reused') view.log(`- Using previously-installed ${disp} v${v}`, `${disp} v${v}: Using previously-installed provider version`);
     else {
       view.log(`- Installing ${disp} v${v}...`, `Installing provider version: ${disp} v${v}...`);
-      view.log(`- Installed ${disp} v${v} (unauthenticated)`, `Installed provider version: ${disp} v${v} (unauthenticated)`);
+      const auth = inst.auth ?? 'unauthenticated';
+      view.log(`- Installed ${disp} v${v} (${auth})`, `Installed provider version: ${disp} v${v} (${auth})`);
     }
     if (inst.newLocalHashes) incomplete.push(disp);
     installed.set(k, { addr: r.addr, version: v, constraints: r.constraints, hashes: inst.hashes });

@@ -21,8 +21,8 @@
 // Siblings: client/ (starts what this finds), pool.ts (reuses processes), server/cli/init.ts (installs).
 
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
@@ -35,6 +35,7 @@ import { isAddrError, parseProviderSource, providerString, UNKNOWN_NAMESPACE } f
 import type { ProviderConstraint } from '../versions/provider';
 import { newestMeeting, parseSemVer, providerConstraintsString } from '../versions/provider';
 import { extractZip, hashZipH1 } from './zip';
+import { authenticateArchive, NetworkMirror } from './netmirror';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -500,7 +501,33 @@ export function devOverridesWarning(overrides: ReadonlyMap<string, string>): Dia
 
 /** A version of a provider that init can install, and where from. */
 export interface Candidate extends PackageDir {
-  source: 'filesystem_mirror' | 'cache';
+  source: 'filesystem_mirror' | 'cache' | 'network_mirror';
+}
+
+/** What the network mirrors applicable to a provider list: each version with the first mirror listing it. */
+export type NetworkVersions = { versions: Map<string, string> } | { error: string };
+
+/**
+ * Asks the CLI configuration's network_mirror methods that apply to `fqn` for its versions (index.json), in method
+ * order, as MultiSource.AvailableVersions does: a mirror that does not know the provider (404) is skipped, any other
+ * failure is the answer. Undefined when no network mirror applies.
+ */
+export async function queryNetworkMirrors(cfg: CliConfig, fqn: string, env: Env): Promise<NetworkVersions | undefined> {
+  const mirrors = cfg.methods.filter((m) => m.kind === 'network_mirror' && m.location && methodApplies(m, fqn));
+  if (!mirrors.length) return undefined;
+  const versions = new Map<string, string>();
+  for (const m of mirrors) {
+    let vs: string[];
+    try {
+      vs = await new NetworkMirror(m.location!, env).availableVersions(fqn);
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (/was not found in any of the search locations$/.test(msg)) continue;
+      return { error: msg };
+    }
+    for (const v of vs) if (!versions.has(v)) versions.set(v, m.location!);
+  }
+  return { versions };
 }
 
 /**
@@ -508,12 +535,17 @@ export interface Candidate extends PackageDir {
  * first method listing a version wins) and the plugin cache. `direct`/`network_mirror` methods would need the
  * network: they are reported through `needsNetwork`.
  */
-export function installCandidates(cfg: CliConfig, fqn: string): { candidates: Candidate[]; needsNetwork: boolean; otherPlatforms: string[] } {
+export function installCandidates(cfg: CliConfig, fqn: string, net?: NetworkVersions): { candidates: Candidate[]; needsNetwork: boolean; otherPlatforms: string[] } {
   const out = new Map<string, Candidate>();
   let needsNetwork = false;
   const any = new Set<string>();
   for (const m of cfg.methods) {
     if (!methodApplies(m, fqn)) continue;
+    if (m.kind === 'network_mirror' && net && 'versions' in net) {
+      for (const [v, url] of net.versions)
+        if (url === m.location && !out.has(v)) out.set(v, { fqn, version: v, platform: currentPlatform(), location: url, packed: true, source: 'network_mirror' });
+      continue;
+    }
     if (m.kind !== 'filesystem_mirror') {
       needsNetwork = true;
       continue;
@@ -542,6 +574,8 @@ export interface InstallResult {
   action: 'installed' | 'reused';
   /** The lock's hashes after installation (sorted, unique). */
   hashes: string[];
+  /** How the package was authenticated, as the "Installed ... (...)" line says. */
+  auth?: string;
   /** Terraform's incomplete-lock warning applies (no prior hashes, or only the one just computed). */
   newLocalHashes: boolean;
 }
@@ -572,13 +606,14 @@ export async function installPackage(
   cand: Candidate,
   prior: { version: string; hashes: readonly string[] } | undefined,
   display: string,
-): Promise<InstallResult | { error: Diagnostic }> {
+): Promise<InstallResult | { error: Diagnostic; beforeFetch?: boolean }> {
   const priorHashes = prior && prior.version === cand.version ? prior.hashes : [];
   const target = join(providersDir(workDir, env), cand.fqn, cand.version, cand.platform);
   const type = cand.fqn.split('/')[2];
   // Already installed and consistent with the lock: nothing to do.
   if (priorHashes.length && isDir(target) && findExecutable(target, type) && (await packageMatchesAnyHash({ location: target, packed: false }, priorHashes)))
     return { action: 'reused', hashes: [...priorHashes], newLocalHashes: false };
+  if (cand.source === 'network_mirror') return installFromNetwork(env, cfg, cand, priorHashes, display, target);
   if (cand.packed) return installArchive(cfg, cand, priorHashes, display, target);
   if (!findExecutable(cand.location, type))
     return { error: error('Failed to install provider', `Error while installing ${display} v${cand.version}: provider binary not found: could not find executable file starting with terraform-provider-${type}`) };
@@ -617,6 +652,46 @@ export async function installPackage(
  */
 function incompleteAfter(priorHashes: readonly string[], h1: string): boolean {
   return priorHashes.length === 0 || (priorHashes.length === 1 && priorHashes[0] === h1);
+}
+
+/**
+ * installFromHTTPURL for a network mirror: the version document names the archive and its hashes (a platform it
+ * lacks is Terraform's "Incompatible provider version", reported before "Installing"), the download
+ * must match one of them ("verified checksum"), then it is installed as a local archive.
+ */
+async function installFromNetwork(
+  env: Env,
+  cfg: CliConfig,
+  cand: Candidate,
+  priorHashes: readonly string[],
+  display: string,
+  target: string,
+): Promise<InstallResult | { error: Diagnostic; beforeFetch?: boolean }> {
+  const net = new NetworkMirror(cand.location, env);
+  let pkg;
+  try {
+    pkg = await net.packageMeta(cand.fqn, cand.version, cand.platform);
+  } catch (e) {
+    const msg = (e as Error).message;
+    // MultiSource.PackageMeta answers a platform no source has with the mirror-less ErrPlatformNotSupported.
+    if (/ does not have a package of /.test(msg)) return { beforeFetch: true, error: incompatiblePlatform(cand.fqn, cand.version) };
+    return { beforeFetch: true, error: error('Failed to install provider', `Error while installing ${display} v${cand.version}: ${msg}`) };
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'terraform-provider'));
+  try {
+    const file = join(tmp, 'package.zip');
+    let auth: string;
+    try {
+      await net.download(pkg, file);
+      auth = await authenticateArchive(pkg.hashes, (hs) => packageMatchesAnyHash({ location: file, packed: true }, hs));
+    } catch (e) {
+      return { error: error('Failed to install provider', `Error while installing ${display} v${cand.version}: ${(e as Error).message}`) };
+    }
+    const r = await installArchive(cfg, { ...cand, location: file, packed: true }, priorHashes, display, target);
+    return 'error' in r ? r : { ...r, auth };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 /** installFromLocalArchive: checks the prior hashes, unpacks (into the plugin cache when there is one) and links. */
@@ -690,8 +765,10 @@ export function selectExternal(
   constraints: readonly ProviderConstraint[],
   locked: string | undefined,
   upgrade: boolean,
+  net?: NetworkVersions,
 ): { candidate: Candidate } | { error: Diagnostic } {
-  const { candidates, needsNetwork, otherPlatforms } = installCandidates(cfg, fqn);
+  if (net && 'error' in net) return { error: queryFailed(display, net.error) };
+  const { candidates, needsNetwork, otherPlatforms } = installCandidates(cfg, fqn, net);
   const cstr = providerConstraintsString([...constraints]);
   if (!upgrade && locked !== undefined) {
     if (newestMeeting([locked], [...constraints]) === undefined)
@@ -707,7 +784,9 @@ export function selectExternal(
   if (v !== undefined) return { candidate: candidates.find((c) => c.version === v)! };
   if (needsNetwork) return { error: noNetwork(cfg, fqn, display) };
   if (candidates.length) return { error: queryFailed(display, `no available releases match the given constraints ${cstr}`) };
-  const dirs = cfg.methods.filter((m) => m.kind === 'filesystem_mirror' && methodApplies(m, fqn)).map((m) => `  - ${m.location}`);
+  const dirs = cfg.methods
+    .filter((m) => (m.kind === 'filesystem_mirror' || m.kind === 'network_mirror') && methodApplies(m, fqn))
+    .map((m) => (m.kind === 'network_mirror' ? `  - provider mirror at ${m.location}` : `  - ${m.location}`));
   return { error: queryFailed(display, `provider ${fqn} was not found in any of the search locations\n\n${dirs.join('\n')}`, false) };
 }
 

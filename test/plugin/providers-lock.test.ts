@@ -15,6 +15,26 @@ import { extname, join, normalize } from 'node:path';
 import { generateCertificate } from '../../server/plugin/tls';
 import { hashPackageDir } from '../../server/plugin/discovery';
 import { hashZipH1, readZip, writeZip } from '../../server/plugin/zip';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { relative } from 'node:path';
+
+function tree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      const st = lstatSync(p);
+      const rel = relative(dir, p);
+      if (st.isSymbolicLink()) out.push(`${rel} -> ${readlinkSync(p)}`);
+      else if (st.isDirectory()) {
+        out.push(`${rel}/ ${(st.mode & 0o7777).toString(8)}`);
+        walk(p);
+      } else out.push(`${rel} ${(st.mode & 0o7777).toString(8)} ${readFileSync(p).toString('base64')}`);
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
 import { CLI, copyWorkspace, harness, hasTerraform, workspace, type Harness } from './_served';
 
 interface Run {
@@ -156,7 +176,7 @@ async function serve(root: string, certPem: string, keyPem: string): Promise<Mir
   return { url: `https://localhost:${port}/`, requests, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-test('providers mirror writes the packed layout and JSON indexes; terraform init installs from it as a filesystem mirror; served over HTTPS, providers lock -net-mirror agrees with terraform', async () => {
+test('providers mirror writes the packed layout and JSON indexes; terraform init installs from it as a filesystem mirror; served over HTTPS, providers lock -net-mirror and init through a network_mirror agree with terraform', async () => {
   const h = harness({ providers: [] });
   let srv: Mirror | undefined;
   try {
@@ -214,6 +234,25 @@ test('providers mirror writes the packed layout and JSON indexes; terraform init
     assert.match(t.stderr, words('provider example.com/test/random was not found in any of the search locations'));
     const seen = srv.requests.filter((q) => q.path.endsWith('index.json'));
     assert.ok(seen.length >= 2 && seen.every((q) => q.version === '1.11.4'), JSON.stringify(seen));
+    // init through a network_mirror block: the same output ("verified checksum"), lock file and installed files.
+    const rc3 = join(h.root, 'net.rc');
+    writeFileSync(rc3, `provider_installation {\n  network_mirror {\n    url = ${JSON.stringify(srv.url)}\n  }\n}\n`);
+    const netEnv = { ...env, TF_CLI_CONFIG_FILE: rc3 };
+    const n1 = workspace(h, 'n-tf', { 'main.tf': MAIN });
+    const n2 = copyWorkspace(n1, join(h.root, 'n-fs'));
+    t = await compare(n1, n2, ['init', '-no-color'], netEnv, 'init from a network mirror', true);
+    assert.equal(t.status, 0, t.stdout + t.stderr);
+    assert.match(t.stdout, /- Installed example\.com\/test\/random v1\.0\.0 \(verified checksum\)\n/);
+    assert.deepEqual(tree(join(n2, '.terraform')), tree(join(n1, '.terraform')));
+    t = await compare(n1, n2, ['init', '-no-color'], netEnv, 'init again from a network mirror', true);
+    assert.match(t.stdout, /- Using previously-installed example\.com\/test\/random v1\.0\.0\n/);
+    // A version whose document lacks this platform.
+    writeFileSync(join(out, 'example.com/test/null/index.json'), JSON.stringify({ versions: { '2.0.0': {}, '2.1.0': {} } }));
+    writeFileSync(join(out, 'example.com/test/null/2.1.0.json'), JSON.stringify({ archives: { darwin_arm64: { url: 'x.zip', hashes: [] } } }));
+    for (const d of [n1, n2]) writeFileSync(join(d, 'main.tf'), MAIN.replace('example.com/test/null"', 'example.com/test/null"\n      version = "2.1.0"'));
+    t = await compare(n1, n2, ['init', '-no-color', '-upgrade'], netEnv, 'init, mirror lacks the platform', true);
+    assert.equal(t.status, 1);
+    assert.match(t.stderr, words('Provider example.com/test/null v2.1.0 does not have a package available for your current platform, linux_amd64.'));
     // A wrong hash in the index: both refuse the package.
     writeFileSync(join(rdir, '1.0.0.json'), JSON.stringify({ archives: { linux_amd64: { url: 'terraform-provider-random_1.0.0_linux_amd64.zip', hashes: ['h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='] } } }));
     writeFileSync(join(x, '.terraform.lock.hcl'), '');
