@@ -4,7 +4,8 @@
 // AST from lang/parse.ts (Expression.ast), so the tree can be deleted right after loading.
 
 import type { Range } from '../diags/diagnostic';
-import type { Expr, Traversal } from '../lang/ast';
+import type { Expr, StepRun, Traversal, TraverseStep } from '../lang/ast';
+import { compactSteps, isStepRun, stepParts } from '../lang/ast';
 import { MAX_EXPR_DEPTH, parseExpression, references, TOO_DEEP_SUMMARY } from '../lang/parse';
 import type { Diagnostic } from '../diags/diagnostic';
 import { MAX_BLOCK_DEPTH } from '../syntax/errors';
@@ -302,15 +303,23 @@ export function astReferences(e: Expr): Reference[] {
 
 /** A Traversal as a Reference: the literal steps up to the first non-literal index. */
 export function toReference(t: Traversal): Reference {
-  const steps: RefStep[] = [];
+  // Compact runs of attribute steps (lang/ast.ts: a traversal millions of steps long) are literal steps
+  // already: they are carried over whole, without building their steps.
+  const parts: (RefStep | StepRun)[] = [];
   let end = t.rootRange.end;
-  for (const st of t.steps) {
-    if (st.kind === 'attr') steps.push(st);
-    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'string') steps.push({ kind: 'index', key: st.key.str, range: st.range });
-    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'number') steps.push({ kind: 'index', key: Number(st.key.num.toString()), range: st.range });
+  for (const st of stepParts(t.steps)) {
+    if (isStepRun(st)) {
+      parts.push(st);
+      end = st.at(st.count - 1).range.end;
+      continue;
+    }
+    if (st.kind === 'attr') parts.push(st);
+    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'string') parts.push({ kind: 'index', key: st.key.str, range: st.range });
+    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'number') parts.push({ kind: 'index', key: Number(st.key.num.toString()), range: st.range });
     else break;
     end = st.range.end;
   }
+  const steps = compactSteps(parts as (TraverseStep | StepRun)[]) as RefStep[];
   return { root: t.root, rootRange: t.rootRange, steps, range: { filename: t.rootRange.filename, start: t.rootRange.start, end } };
 }
 

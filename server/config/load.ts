@@ -10,7 +10,8 @@ import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, warning } from '../diags/diagnostic';
 import * as T from '../lang/types';
 import { analyzeSyntax } from '../syntax/errors';
-import { initParser, newParser, parseWithBudget, tooLargeWarning, type Parser, type Tree } from '../syntax/treesitter';
+import { largeFile, overBudget } from '../syntax/large';
+import { initParser, newParser, parseWithBudget, type Parser, type Tree } from '../syntax/treesitter';
 import type { Attribute, Block, Body, Expression } from './hclbody';
 import { bodyFromTree } from './hclbody';
 import { fastBody } from './fastbody';
@@ -411,14 +412,18 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
     }
   }
   const given = opts.trees?.get(abs);
-  const tree = given && given.text === text ? given.tree : parseWithBudget(parser, text, { budgetMs: opts.budgetMs });
+  const tree =
+    given && given.text === text ? given.tree : overBudget(text, opts.budgetMs) ? 'timeout' : parseWithBudget(parser, text, { budgetMs: opts.budgetMs });
   let body: Body;
+  let complete = tree !== 'timeout';
   if (tree === 'timeout') {
-    const syn = analyzeSyntax(text, display);
-    diagnostics.push(...syn.diagnostics, tooLargeWarning(display, text, opts.budgetMs!));
-    for (const b of syn.blocks) contexts.push(b);
-    const end = src.range(text.length, text.length);
-    body = { attributes: [], blocks: [], range: src.range(0, text.length), endRange: end };
+    // Too large for tree-sitter within the budget (predicted from its size, or the parse was abandoned): the
+    // linear hand-written parser reads it (syntax/large.ts); only a file with syntax errors stays partial.
+    const large = largeFile(text, display, src, opts.budgetMs!);
+    diagnostics.push(...large.diagnostics);
+    for (const b of large.contexts) contexts.push(b);
+    body = large.body;
+    complete = large.complete;
   } else if (!tree) {
     return undefined;
   } else {
@@ -432,7 +437,7 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
     }
   }
   const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts, src, body };
-  if (tree !== 'timeout') opts.cache?.set(abs, entry);
+  if (complete) opts.cache?.set(abs, entry);
   return entry;
 }
 

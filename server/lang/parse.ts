@@ -711,11 +711,127 @@ class Parser {
 
   parseExpression(): Expr {
     this.enter();
+    const first = this.spans ? this.peekIndex() : 0;
     try {
-      return this.parseTernary();
+      const e = this.parseTernary();
+      if (this.spans) this.spans.set(e, [this.toks.start[first], this.toks.end[this.p - 1]]);
+      return e;
     } finally {
       this.depth--;
     }
+  }
+
+  /** When set, the source offsets (UTF-16, first token's start to last token's end) of each expression parsed by parseExpression(). */
+  spans?: Map<Expr, [number, number]>;
+
+  // ---- configuration bodies (HCL's body grammar) ----------------------------------------------------
+  //
+  // Used for files too large for tree-sitter (syntax/large.ts). Strict: the first thing that is not a
+  // well-formed argument or block stops with a ParseAbort, and the caller falls back to the syntax checker.
+
+  /** The whole token stream as a configuration body; undefined after the first syntax error. */
+  parseFileBody(): RawItem[] | undefined {
+    try {
+      const items = this.bodyItems(false, 0);
+      if (this.toks.type(this.p) !== 'eof') this.fail('Argument or block definition required', 'An argument or block definition is required here.', this.rangeOf(this.toks.at(this.p)));
+      return items;
+    } catch (e) {
+      if (e instanceof ParseAbort) return undefined;
+      throw e;
+    }
+  }
+
+  private bodyItems(inBlock: boolean, depth: number): RawItem[] {
+    const items: RawItem[] = [];
+    const toks = this.toks;
+    for (;;) {
+      const ty = toks.type(this.p);
+      if (ty === 'nl') {
+        this.p++;
+        continue;
+      }
+      if (ty === (inBlock ? 'cbrace' : 'eof')) return items;
+      if (ty !== 'ident') this.fail('Argument or block definition required', 'An argument or block definition is required here.', this.rangeOf(toks.at(this.p)));
+      items.push(this.bodyItem(depth));
+      this.endOfLine();
+    }
+  }
+
+  /** After an argument or block: a newline (consumed) or the end of the file. */
+  private endOfLine(): void {
+    const ty = this.toks.type(this.p);
+    if (ty === 'nl') this.p++;
+    else if (ty !== 'eof') this.fail('Missing newline after argument', 'An argument definition must end with a newline.', this.rangeOf(this.toks.at(this.p)));
+  }
+
+  private bodyItem(depth: number): RawItem {
+    const toks = this.toks;
+    const id = this.p++;
+    const name = toks.textOf(id);
+    if (toks.type(this.p) === 'equal') {
+      this.p++;
+      return this.attributeRest(id, name);
+    }
+    if (depth >= MAX_BLOCK_NESTING) this.fail('Blocks too deeply nested', '', this.rangeOf(toks.at(id)));
+    const labels: RawLabel[] = [];
+    for (;;) {
+      const ty = toks.type(this.p);
+      if (ty === 'ident') {
+        labels.push({ value: toks.textOf(this.p), start: toks.start[this.p], end: toks.end[this.p], quoted: false });
+        this.p++;
+        continue;
+      }
+      if (ty === 'oquote') {
+        const open = this.p;
+        let q = open + 1;
+        let value = '';
+        if (toks.type(q) === 'lit') value = toks.values.get(q++) ?? '';
+        if (toks.type(q) !== 'cquote') this.fail('Invalid block label', 'Block labels must be quoted strings without interpolation.', this.rangeOf(toks.at(q)));
+        labels.push({ value, start: toks.start[open], end: toks.end[q], quoted: true });
+        this.p = q + 1;
+        continue;
+      }
+      break;
+    }
+    if (toks.type(this.p) !== 'obrace') this.fail('Invalid block definition', 'Either a quoted string block label or an opening brace ("{") is expected here.', this.rangeOf(toks.at(this.p)));
+    const open = this.p++;
+    let body: RawItem[];
+    const ty = toks.type(this.p);
+    if (ty === 'nl') body = this.bodyItems(true, depth + 1);
+    else if (ty === 'cbrace') body = [];
+    else {
+      // A single-line block: one argument, then the closing brace.
+      if (ty !== 'ident' || toks.type(this.p + 1) !== 'equal') this.fail('Argument or block definition required', 'An argument or block definition is required here.', this.rangeOf(toks.at(this.p)));
+      const aid = this.p;
+      this.p += 2;
+      body = [this.attributeRest(aid, toks.textOf(aid))];
+    }
+    if (toks.type(this.p) !== 'cbrace') this.fail('Unclosed configuration block', '', this.rangeOf(toks.at(open)));
+    const close = this.p++;
+    return {
+      kind: 'block',
+      type: name,
+      typeStart: toks.start[id],
+      typeEnd: toks.end[id],
+      labels,
+      openStart: toks.start[open],
+      openEnd: toks.end[open],
+      closeStart: toks.start[close],
+      closeEnd: toks.end[close],
+      body,
+    };
+  }
+
+  /** An argument after its `=`: the expression (with its span), checked for nesting height. */
+  private attributeRest(id: number, name: string): RawAttribute {
+    const toks = this.toks;
+    const first = this.p;
+    const ty = toks.type(first);
+    if (ty === 'nl' || ty === 'eof') this.fail('Invalid expression', 'Expected the start of an expression, but found an invalid expression token.', this.rangeOf(toks.at(first)));
+    const expr = this.parseExpression();
+    const deep = tooDeepNode(expr);
+    if (deep) this.fail(TOO_DEEP_SUMMARY, TOO_DEEP_DETAIL, deep.range);
+    return { kind: 'attribute', name, nameStart: toks.start[id], nameEnd: toks.end[id], expr, exprStart: toks.start[first], exprEnd: toks.end[this.p - 1] };
   }
 
   /** One level deeper; past MAX_EXPR_DEPTH, stops parsing with "Expression too deeply nested". */
@@ -1141,6 +1257,7 @@ class Parser {
             const r = this.rangeOf(kt);
             key = { kind: 'scopeTraversal', traversal: { root: kt.text, rootRange: r, steps: [], range: r }, range: r };
             keyIsIdent = true;
+            this.spans?.set(key, [kt.start, kt.end]);
           } else key = this.parseExpression();
         } finally {
           this.popNl();
@@ -1607,6 +1724,60 @@ export function exprFromNode(node: SyntaxNode, filename: string, src: string): {
   if (r.expr) return { expr: r.expr, diagnostics: r.diagnostics };
   const range: Range = { filename, start, end: posAt(src, node.endIndex) };
   return { expr: { kind: 'literal', value: Value.unknown(), range }, diagnostics: r.diagnostics };
+}
+
+/** A block label: its value and the source offsets of its token (with the quotes when quoted). */
+export interface RawLabel {
+  value: string;
+  start: number;
+  end: number;
+  quoted: boolean;
+}
+/** An argument of a configuration body; offsets are UTF-16 indexes into the file's text. */
+export interface RawAttribute {
+  kind: 'attribute';
+  name: string;
+  nameStart: number;
+  nameEnd: number;
+  expr: Expr;
+  exprStart: number;
+  exprEnd: number;
+}
+export interface RawBlock {
+  kind: 'block';
+  type: string;
+  typeStart: number;
+  typeEnd: number;
+  labels: RawLabel[];
+  openStart: number;
+  openEnd: number;
+  closeStart: number;
+  closeEnd: number;
+  body: RawItem[];
+}
+export type RawItem = RawAttribute | RawBlock;
+
+/** Blocks nested deeper than this stop parseConfigBody (as syntax/errors.ts MAX_BLOCK_DEPTH). */
+const MAX_BLOCK_NESTING = 256;
+
+/**
+ * Parses a whole configuration file with HCL's body grammar: arguments and blocks, their expressions as
+ * ASTs with ranges in the file, and the source span of every expression parsed (for tuple elements,
+ * object items and call arguments). Strict: `items` is undefined when the file has any syntax error
+ * (`diagnostics` then holds the first one found); callers fall back to syntax/errors.ts for HCL's full
+ * reporting. Linear in the text, for files too large for tree-sitter (syntax/large.ts).
+ */
+export function parseConfigBody(text: string, filename: string): { items?: RawItem[]; spans: Map<Expr, [number, number]>; diagnostics: Diagnostic[] } {
+  const src = new Source(text, filename, START);
+  const diags: Diagnostic[] = [];
+  const toks = scan(src, diags);
+  const spans = new Map<Expr, [number, number]>();
+  if (diags.length > 0) return { spans, diagnostics: diags };
+  const p = new Parser(toks, src, diags);
+  p.spans = spans;
+  const items = p.parseFileBody();
+  if (!items || diags.length > 0) return { spans, diagnostics: diags };
+  return { items, spans, diagnostics: diags };
 }
 
 /** All scope traversals read by the expression, in source order, as HCL's Variables(). */

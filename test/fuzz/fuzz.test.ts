@@ -306,25 +306,12 @@ function summarize(r: Report): string {
   return `${r.done.length} cases; slowest: ${slow.map((s) => `${s.name} ${s.ms.toFixed(1)} ms`).join('; ')}`;
 }
 
-const BUDGET_MARGIN =
-  "the language server's 500 ms parse budget is spent before the hand-written syntax checker runs: 0.6 to 0.7 s on an idle machine, little margin under 1 s";
 /**
  * Cases known to fail, each with the reason. They are asserted exactly like the others, but in a separate
  * test marked `todo`, so that they stay visible in every run without failing it. Remove an entry when its
  * cause is fixed (the todo test then reports it passing).
  */
-const KNOWN_ISSUES: Record<Group, Record<string, string>> = {
-  config: {
-    '5 MB string': BUDGET_MARGIN,
-    '5 MB unterminated string': BUDGET_MARGIN,
-    '5 MB identifier': 'about 1.05 s: loading and checking a 5 MB identifier expression',
-    '5 MB attribute chain': 'about 1.8 s: a 2.5-million-step traversal through loading and checks',
-  },
-  expression: {
-    '5 MB attribute chain': 'about 3.9 s: the expression parser and evaluator on a 2.5-million-step traversal',
-  },
-  memory: {},
-};
+const KNOWN_ISSUES: Record<Group, Record<string, string>> = { config: {}, expression: {}, memory: {} };
 
 /** Asserts that every case (of those selected by `which`) ended, without throwing, within the limit. */
 function assertReport(r: Report, which: (name: string) => boolean): void {
