@@ -75,7 +75,8 @@ export class Workspace {
   private readonly disk = new Map<string, DiskEntry>();
   private readonly opened = new Map<string, OpenEntry>();
   private readonly listings = new Map<string, { at: number; files: string[]; reading?: boolean }>();
-  private readonly modules = new Map<string, { key: IndexedFile[]; index: ModuleIndex }>();
+  /** Per directory, the last index, the files it was built from and each file's [decls, refs) ranges in it. */
+  private readonly modules = new Map<string, { key: IndexedFile[]; index: ModuleIndex; segments: Map<IndexedFile, [number, number, number, number]> }>();
   private parser: Parser | undefined;
   /** Workspace folders from initialize (for workspace symbols). */
   roots: string[] = [];
@@ -240,16 +241,28 @@ export class Workspace {
     }
     const cached = this.modules.get(dir);
     if (cached && cached.key.length === files.length && cached.key.every((f, i) => f === files[i])) return cached.index;
+    // After an edit only the edited file's entries are new: the entries of unchanged files are taken over
+    // from the previous index (no allocation per declaration and reference of a 5,000-resource module).
     const decls: ModuleIndex['decls'] = [];
     const refs: ModuleIndex['refs'] = [];
+    const segments = new Map<IndexedFile, [number, number, number, number]>();
     for (const file of files) {
-      for (const decl of file.index.decls) decls.push({ file, decl });
-      for (const ref of file.index.refs) refs.push({ file, ref });
+      const d0 = decls.length;
+      const r0 = refs.length;
+      const old = cached?.segments.get(file);
+      if (old && cached) {
+        for (let i = old[0]; i < old[1]; i++) decls.push(cached.index.decls[i]);
+        for (let i = old[2]; i < old[3]; i++) refs.push(cached.index.refs[i]);
+      } else {
+        for (const decl of file.index.decls) decls.push({ file, decl });
+        for (const ref of file.index.refs) refs.push({ file, ref });
+      }
+      segments.set(file, [d0, decls.length, r0, refs.length]);
     }
     const resourceTypes = new Set<string>();
     for (const { decl } of decls) if (decl.kind === 'resource' && decl.type !== undefined) resourceTypes.add(decl.type);
     const index: ModuleIndex = { dir, files, decls, refs, resourceTypes };
-    this.modules.set(dir, { key: files, index });
+    this.modules.set(dir, { key: files, index, segments });
     return index;
   }
 
