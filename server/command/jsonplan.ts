@@ -7,6 +7,7 @@
 // (before_sensitive/after_sensitive mark them).
 
 import type { Expression } from '../config/hclbody';
+import { jsonConstantValue } from '../config/json';
 import type { Module, Resource } from '../config/model';
 import { refsOf } from '../config/checks';
 import { evalConstant } from '../config/variables';
@@ -243,6 +244,9 @@ function exprRefs(e: Expression): RefInfo {
 function expressionJSON(e: Expression, collect: RefInfo['resourceAttrs']): string {
   const r = exprRefs(e);
   collect.push(...r.resourceAttrs);
+  // A .tf.json expression always has a constant value: its JSON read without a context (HCL's Value(nil)).
+  const lit = jsonConstantValue(e);
+  if (lit) return obj([['constant_value', valueJSON(lit) ?? 'null'], ['references', r.strings.length ? '[' + r.strings.map(q).join(',') + ']' : undefined]]);
   if (r.strings.length) return obj([['references', '[' + r.strings.map(q).join(',') + ']']]);
   const c = evalConstant(e.ast);
   if (c.diagnostics.some((d) => d.severity === 'error')) return '{}';

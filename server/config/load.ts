@@ -14,6 +14,7 @@ import { largeFile, overBudget } from '../syntax/large';
 import { initParser, newParser, parseWithBudget, type Parser, type Tree } from '../syntax/treesitter';
 import type { Attribute, Block, Body, Expression } from './hclbody';
 import { bodyFromTree } from './hclbody';
+import { jsonConfigFile } from './json';
 import { fastBody } from './fastbody';
 import type {
   CheckBlock,
@@ -294,11 +295,11 @@ function listConfigFiles(dir: string, opts: LoadOptions): string[] | undefined {
   } catch {
     return undefined;
   }
-  const set = new Set(names.filter((n) => n.endsWith('.tf') && !n.startsWith('.') && !n.startsWith('#') && !n.endsWith('~')));
+  const set = new Set(names.filter((n) => (n.endsWith('.tf') || n.endsWith('.tf.json')) && !n.startsWith('.') && !n.startsWith('#') && !n.endsWith('~')));
   if (opts.overlays)
     for (const p of opts.overlays.keys()) {
       const r = relative(dir, p);
-      if (!r.includes('/') && !r.startsWith('..') && r.endsWith('.tf')) set.add(r);
+      if (!r.includes('/') && !r.startsWith('..') && (r.endsWith('.tf') || r.endsWith('.tf.json'))) set.add(r);
     }
   return [...set].filter((n) => {
     try {
@@ -392,10 +393,19 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
  */
 const FAST_CHARS_PER_MS = 120;
 
+/** A `.tf.json` file in Terraform's JSON syntax (json.ts), cached like the others. */
+function jsonFileEntry(abs: string, display: string, text: string, opts: LoadOptions): FileEntry {
+  const j = jsonConfigFile(text, display);
+  const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics: j.diagnostics, contexts: j.contexts, src: new SourceText(display, text), body: j.body };
+  opts.cache?.set(abs, entry);
+  return entry;
+}
+
 /** Parses and converts one file, or returns the cached result for the same text. */
 function fileEntry(abs: string, display: string, text: string, parser: Parser, opts: LoadOptions): FileEntry | undefined {
   const cached = opts.cache?.get(abs);
   if (cached && cached.text === text && cached.display === display && cached.budgetMs === opts.budgetMs) return cached;
+  if (abs.endsWith('.tf.json')) return jsonFileEntry(abs, display, text, opts);
   const src = new SourceText(display, text);
   const diagnostics: Diagnostic[] = [];
   const contexts: { range: Range; text: string }[] = [];

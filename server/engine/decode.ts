@@ -17,6 +17,7 @@ import { evaluate } from '../lang/eval';
 import * as T from '../lang/types';
 import { Value } from '../lang/value';
 import type { Block as HclBlock, Body } from '../config/hclbody';
+import { jsonBodyForSchema } from '../config/json';
 import type { Attribute, Block, NestedBlock } from '../providers/schema';
 import { attributeType, impliedType, nestedBlockType } from '../providers/schema';
 
@@ -132,6 +133,8 @@ function isAttributeAsBlock(name: string, body: Body, block: Block): boolean {
 
 /** Decodes `body` with `block`'s schema in `scope`. */
 export function decodeBody(body: Body, block: Block, scope: Scope, diags: Diagnostic[]): Value {
+  // A body from a .tf.json file learns here which of its properties are nested blocks (config/json.ts).
+  body = jsonBodyForSchema(body, block, diags);
   const out = new Map<string, Value>();
   const attrNames = Object.keys(block.attributes);
   const seen = new Set<string>();
