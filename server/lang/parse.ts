@@ -94,8 +94,9 @@ class Tokens {
   private lastQ = -1;
   private last: Tok | undefined;
   constructor(readonly text: string) {
-    // A token is at least one character long, except the final eof.
-    const cap = Math.min(text.length + 1, 256);
+    // A token is at least one character long, except the final eof. Long texts start at their most tokens:
+    // growing by copies to millions of tokens costs more than the memory held for the parse.
+    const cap = text.length > 65536 ? text.length + 1 : Math.min(text.length + 1, 256);
     this.kind = new Uint8Array(cap);
     this.start = new Int32Array(cap);
     this.end = new Int32Array(cap);
