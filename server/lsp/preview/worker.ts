@@ -39,7 +39,7 @@ import type { Provider } from '../../providers/provider';
 import { toWire } from '../../providers/wire';
 import { renderResourceChange } from '../../command/format/plan';
 import { outputValue } from '../../command/jsonstate';
-import { State, instanceAddrString, instanceKeyString, type InstanceAddr } from '../../states/state';
+import { State, instanceAddrString, instanceKeyString, type InstanceAddr, type ObjectSrc, type ResourceInstance } from '../../states/state';
 import { parseLockInfo } from '../../states/statemgr';
 import { loadConfig, providerFactory, runOperation } from '../../cli/plan';
 import { localBackend } from '../../cli/state/meta';
@@ -262,6 +262,34 @@ function fileStamp(p: string): string {
   }
 }
 
+/**
+ * A copy of a state whose strings do not share the state file's text: the reader's attribute JSON and dependency
+ * strings are slices of the whole file (tens of MB at 5,000 resources) that a kept state would otherwise retain.
+ */
+function detached(state: State): State {
+  const s = state.deepCopy();
+  // (The attribute JSON without the file's indentation: its layout does not matter, numbers keep their text.)
+  const copy = (o: ObjectSrc): ObjectSrc => {
+    const c = JSON.parse(JSON.stringify(o)) as { attrsJSON?: string };
+    if (c.attrsJSON !== undefined) c.attrsJSON = c.attrsJSON.replace(/("(?:[^"\\]|\\.)*")|\s+/g, (_m, str: string | undefined) => str ?? '');
+    return c as ObjectSrc;
+  };
+  const flat = <T>(x: T): T => (x === undefined ? x : (JSON.parse(JSON.stringify(x)) as T));
+  for (const m of s.modules.values()) {
+    for (const [rk, r] of m.resources) {
+      const instances = new Map<string, ResourceInstance>();
+      for (const [ik, is] of r.instances) {
+        const deposed = new Map<string, ObjectSrc>();
+        for (const [k, o] of is.deposed) deposed.set(flat(k), copy(o));
+        instances.set(flat(ik), { key: flat(is.key), current: is.current && copy(is.current), deposed });
+      }
+      m.resources.set(flat(rk), { mode: r.mode, type: flat(r.type), name: flat(r.name), provider: flat(r.provider), instances });
+    }
+  }
+  for (const [k, o] of s.outputs) s.outputs.set(k, flat(o));
+  return s;
+}
+
 /** Forgets every cache of the previews (file parses, PlanResourceChange answers, state, incremental records, last plans): the next preview is a full one. */
 export function resetPreviewCaches(): void {
   fileCaches.clear();
@@ -337,7 +365,8 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     stateRead = true;
     const rd = await mgr.refresh();
     if (hasErrors(rd)) return empty(rd);
-    cached = { key: stamp || '', state: mgr.read() ?? new State(), token: nextStateToken++ };
+    const read = mgr.read() ?? new State();
+    cached = { key: stamp || '', state: stamp && !rd.length ? detached(read) : read, token: nextStateToken++ };
     if (stamp && !rd.length) stateCache.set(dir, cached);
     else stateCache.delete(dir);
   }
