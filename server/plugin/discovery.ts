@@ -3,8 +3,9 @@
 // What is read:
 //   - the CLI configuration (command/cliconfig): TF_CLI_CONFIG_FILE, else ~/.terraformrc; its
 //     `plugin_cache_dir` (TF_PLUGIN_CACHE_DIR wins) and `provider_installation` block with
-//     `filesystem_mirror { path include exclude }`, `direct { include exclude }`, `network_mirror` (recorded,
-//     never contacted) and `dev_overrides { "host/ns/type" = "DIR" }`. Without a provider_installation block the
+//     `filesystem_mirror { path include exclude }`, `direct { include exclude }` (the registries: never
+//     contacted, said so), `network_mirror { url include exclude }` (netmirror.ts, HTTPS) and
+//     `dev_overrides { "host/ns/type" = "DIR" }`. Without a provider_installation block the
 //     implied local mirrors are used (terraform.d/plugins in the working directory, ~/.terraform.d/plugins,
 //     $XDG_DATA_HOME/terraform/plugins and /usr/local/share/terraform/plugins, /usr/share/terraform/plugins);
 //   - mirror and cache layouts: unpacked `<root>/<host>/<ns>/<type>/<version>/<os_arch>/terraform-provider-<type>*`
@@ -17,11 +18,12 @@
 //     packed .zip archive). A package matching none of the recorded hashes gets Terraform's error text.
 //
 // Contract: pure lookups with diagnostics for problems, never exceptions for bad input; the only costly part is
-// hashing (a 700 MB aws binary takes about two seconds), cached in memory by path, size, mtime and inode.
+// hashing (a 700 MB aws binary takes about two seconds), remembered in memory and on disk (hashPackageDir) by
+// each file's path, size, mtime, ctime, inode and device.
 // Siblings: client/ (starts what this finds), pool.ts (reuses processes), server/cli/init.ts (installs).
 
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Diagnostic } from '../diags/diagnostic';
@@ -36,6 +38,7 @@ import type { ProviderConstraint } from '../versions/provider';
 import { newestMeeting, parseSemVer, providerConstraintsString } from '../versions/provider';
 import { extractZip, hashZipH1 } from './zip';
 import { authenticateArchive, NetworkMirror } from './netmirror';
+import { defaultSchemaCacheDir } from './schemacache';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -362,21 +365,71 @@ function walkFiles(root: string, rel = ''): string[] {
   return out;
 }
 
+/**
+ * Where computed h1: hashes of package directories are remembered between processes: FORESIGHT_HASH_CACHE_DIR,
+ * else `package-hashes` beside the schema cache; "off" disables it. One JSON file per package directory (named by
+ * the sha256 of its real path) holding the hash and the key it was computed for: every file's relative path,
+ * size, mtime, ctime, inode and device. Any write to a file changes its ctime, which no program can set back, so a
+ * changed binary never matches a remembered hash; the 700 MB aws binary is then hashed once, not at every start.
+ */
+function hashCacheFile(real: string): string | undefined {
+  const d = process.env.FORESIGHT_HASH_CACHE_DIR || join(dirname(defaultSchemaCacheDir(process.env)), 'package-hashes');
+  if (process.env.FORESIGHT_HASH_CACHE_DIR === 'off') return undefined;
+  return join(d, createHash('sha256').update(real).digest('hex') + '.json');
+}
+
+function readHashCache(real: string, key: string): string | undefined {
+  const f = hashCacheFile(real);
+  if (!f) return undefined;
+  try {
+    const j = JSON.parse(readFileSync(f, 'utf8')) as { key?: unknown; hash?: unknown };
+    return j.key === key && typeof j.hash === 'string' && j.hash.startsWith('h1:') ? j.hash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeHashCache(real: string, key: string, hash: string): void {
+  const f = hashCacheFile(real);
+  if (!f) return;
+  try {
+    mkdirSync(dirname(f), { recursive: true });
+    const tmp = `${f}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ dir: real, key, hash }));
+    renameSync(tmp, f);
+  } catch {
+    // an unwritable cache only costs the hashing next time
+  }
+}
+
+/** Forgets the hashes remembered in this process (the disk entries stay), as a new process would start. */
+export function dropHashMemory(): void {
+  hashCache.clear();
+}
+
 /** dirhash Hash1 of a package directory ("h1:" + base64 sha256 of the sorted "sha256  path" lines). */
 export async function hashPackageDir(dir: string): Promise<string> {
   const real = realpathSync(dir);
   const files = walkFiles(real).sort();
   const stats = files.map((f) => statSync(join(real, f)));
-  const key = files.map((f, i) => `${f}:${stats[i].size}:${stats[i].mtimeMs}:${stats[i].ino}`).join('|');
+  const key = files.map((f, i) => `${f}:${stats[i].size}:${stats[i].mtimeMs}:${stats[i].ctimeMs}:${stats[i].ino}:${stats[i].dev}`).join('|');
   const hit = hashCache.get(real);
   if (hit && hit.key === key) return hit.hash;
+  const remembered = readHashCache(real, key);
+  if (remembered) {
+    const p = Promise.resolve(remembered);
+    hashCache.set(real, { key, hash: p });
+    return p;
+  }
   const hash = (async () => {
     let lines = '';
     for (const f of files) {
       if (f.includes('\n')) throw new Error(`dirhash: filenames with newlines are not supported`);
       lines += `${(await sha256File(join(real, f))).toString('hex')}  ${f}\n`;
     }
-    return 'h1:' + createHash('sha256').update(lines).digest('base64');
+    const h = 'h1:' + createHash('sha256').update(lines).digest('base64');
+    writeHashCache(real, key, h);
+    return h;
   })();
   hashCache.set(real, { key, hash });
   hash.catch(() => hashCache.delete(real));
