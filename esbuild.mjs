@@ -1,7 +1,7 @@
 // Builds the three bundles (extension client, language server, command line) and copies the
 // tree-sitter WebAssembly files beside them. `node esbuild.mjs [--watch]`.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 
 const common = {
@@ -53,6 +53,8 @@ async function buildCli() {
   const start = prefix.length;
   const escaped = source.replaceAll('*/', close);
   const end = start + escaped.length;
-  writeFileSync('dist/cli.js', header(start, end) + loader.outputFiles[0].text + '/*' + escaped + '*/\n');
+  // Renamed into place: a run starting while dist/ is rebuilt reads the old file or the new one, never half of one.
+  writeFileSync(`dist/cli.js.${process.pid}.tmp`, header(start, end) + loader.outputFiles[0].text + '/*' + escaped + '*/\n');
+  renameSync(`dist/cli.js.${process.pid}.tmp`, 'dist/cli.js');
   writeFileSync('dist/cli.js.map', map.contents);
 }

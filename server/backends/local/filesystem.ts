@@ -286,7 +286,7 @@ export class FilesystemStateManager implements Full {
 
   /**
    * A listener for a SyncState whose walk starts from `start` (Terraform's apply walk): every change is journalled
-   * (created on the first change) and fsynced before the walk continues; at checkpoints the state file is
+   * (created on the first change) and written before the walk continues, fsynced by group commit (journal.ts J1); at checkpoints the state file is
    * rewritten. The caller ends the walk with `write(await sync.close())` and `persist()`, which deletes the
    * journal once the file holds all of it. Throws (into SyncState.flush) when the journal cannot be written.
    */

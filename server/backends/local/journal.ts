@@ -12,12 +12,15 @@
 //   and     {"seq":n,"checkpoint":C}             written just BEFORE the state file is rewritten with serial C.
 //
 // INVARIANTS (ARCHITECTURE.md copies these):
-//  J1  Write-ahead: a change is appended and fsynced to the journal before the walk goes on, and the state file
-//      is only rewritten after the journal holds everything that rewrite contains (header + records, and a
-//      checkpoint record naming the serial about to be written). Hence at every instant
+//  J1  Write-ahead: a change is written to the journal (write(2), so it survives the process being killed)
+//      before the walk goes on, and made durable by group commit: an fsync runs on the thread pool for every batch
+//      of records written while the previous one ran (so the event loop never waits for the disk, and a record
+//      is on disk within about two fsync latencies). The header and checkpoint records are fsynced synchronously,
+//      and the state file is only rewritten after the journal holds, fsynced, everything that rewrite contains
+//      (header + records, and a checkpoint record naming the serial about to be written). Hence at every instant
 //      replay(base, valid records) >= what the state file holds.
 //  J2  Append-only and linear: records are never rewritten; seq increases by one; replay applies them in order.
-//      Only the last line can be incomplete (each earlier one was fsynced before the next was written): replay
+//      Only the last lines can be incomplete (lines are appended in order by one writer): replay
 //      stops at the first line that lacks its newline, fails its CRC, fails to parse or breaks the seq order, and
 //      ignores everything from there (a torn or corrupt tail is reported, never applied).
 //  J3  A journal whose header is incomplete is void: the state file was not touched after it was created
@@ -38,7 +41,7 @@
 //
 // The codec functions (encodeLine, decodeJournal, replayJournal) are pure; JournalWriter does the file I/O.
 
-import { closeSync, constants, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { applyChange, type Change, type State } from '../../states/state';
 import { readStateFile } from '../../states/statefile';
@@ -154,10 +157,20 @@ export function journalApplies(j: DecodedJournal, disk: undefined | 'empty' | 'u
   return disk.serial === j.header.disk_serial || j.checkpoints.includes(disk.serial);
 }
 
-/** Appends records to a new journal file; every call returns only after the data is fsynced (J1). */
+/**
+ * Appends records to a new journal file (J1): every call returns once the data is written; changes are fsynced by
+ * group commit on the thread pool, the header and checkpoints synchronously (with everything before them).
+ */
 export class JournalWriter {
   private seq = 1;
   private fd: number | undefined;
+  /** An asynchronous fsync is running / records were written since it started. */
+  private syncing = false;
+  private dirty = false;
+  /** close() was called while an fsync ran: the descriptor is closed when it ends. */
+  private closeWhenSynced: number | undefined;
+  /** A failed asynchronous fsync, reported by the next write. */
+  private failure: Error | undefined;
 
   /** Creates the journal (failing if one exists) with its header, fsynced together with its directory. */
   constructor(
@@ -169,16 +182,38 @@ export class JournalWriter {
     fsyncDir(dirname(path));
   }
 
-  private write(line: string): void {
+  private write(line: string, durable = true): void {
     if (this.fd === undefined) throw new Error('journal closed');
+    if (this.failure) throw this.failure;
     const buf = Buffer.from(line, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
-    fsyncSync(this.fd);
+    if (durable) fsyncSync(this.fd);
+    else this.syncSoon();
+  }
+
+  /** Group commit: one fsync at a time; records written meanwhile are covered by the next one. */
+  private syncSoon(): void {
+    if (this.syncing) {
+      this.dirty = true;
+      return;
+    }
+    const fd = this.fd;
+    if (fd === undefined) return;
+    this.syncing = true;
+    this.dirty = false;
+    fsync(fd, (err) => {
+      this.syncing = false;
+      if (err && !this.failure) this.failure = err;
+      if (this.closeWhenSynced !== undefined) {
+        closeSync(this.closeWhenSynced);
+        this.closeWhenSynced = undefined;
+      } else if (this.dirty) this.syncSoon();
+    });
   }
 
   append(change: Change): void {
-    this.write(encodeLine({ seq: this.seq++, change }));
+    this.write(encodeLine({ seq: this.seq++, change }), false);
   }
 
   /** Records that the state file is about to be rewritten with `serial` (J1, J5). */
@@ -194,7 +229,19 @@ export class JournalWriter {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.fd !== undefined) {
+      if (this.dirty) {
+        try {
+          fsyncSync(this.fd);
+        } catch {
+          // closing after a failure: the journal stays as written
+        }
+        this.dirty = false;
+      }
+      // A running fsync keeps the descriptor until it ends (its number must not be reused under it).
+      if (this.syncing) this.closeWhenSynced = this.fd;
+      else closeSync(this.fd);
+    }
     this.fd = undefined;
   }
 }
