@@ -390,6 +390,11 @@ async function operate(a: OperationArgs, cfg: LoadedConfig, mgr: FilesystemState
   const collected = await collectVariableValues(io.cwd, a.vars, io.env);
   const varDiags = [...collected.diagnostics];
   const render: RenderOptions = { ...cfg.render, sources: new Map([...(cfg.render.sources ?? []), ...collected.sources]) };
+  if (hasErrors(collected.diagnostics)) {
+    // Meta.collectVariableValues: a variables file that cannot be read or parsed ends the command before any plan.
+    view.diagnostics(collected.diagnostics, render);
+    return 1;
+  }
   const parsed = parseVariableValues(collected.raw, cfg.module);
   varDiags.push(...parsed.diagnostics);
 

@@ -32,6 +32,7 @@ import { analyzeSyntax } from '../syntax/errors';
 import { initParser, newParser } from '../syntax/treesitter';
 import { bodyFromTree } from './hclbody';
 import type { Condition, Module, Variable } from './model';
+import { jsonVariableValues } from './json';
 import { rangeString, SourceText } from './source';
 
 export type ValueSource = 'env' | 'auto-file' | 'named-file' | 'cli' | 'unset';
@@ -230,33 +231,10 @@ export async function readVarsFile(
   return { values, diagnostics, text };
 }
 
-/** Values of a .tfvars.json file: a JSON object whose properties are variable values. */
+/** Values of a .tfvars.json file (config/json.ts: HCL's JSON parser and messages, each value with its own range). */
 function jsonVarsValues(text: string, filename: string, source: ValueSource): { values: Map<string, RawValue>; diagnostics: Diagnostic[] } {
-  const values = new Map<string, RawValue>();
-  const src = new SourceText(filename, text);
-  const whole = src.range(0, text.length);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text, (_k, v, ctx?: { source?: string }) => (typeof v === 'number' && ctx?.source ? { __num: ctx.source } : v));
-  } catch (e) {
-    return { values, diagnostics: [error('Invalid JSON', `${(e as Error).message}.`, whole)] };
-  }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-    return { values, diagnostics: [error('Incorrect JSON value type', 'A JSON object is required here, setting the arguments for this block.', whole)] };
-  }
-  for (const [k, v] of Object.entries(doc as Record<string, unknown>)) values.set(k, { name: k, source, value: jsonValue(v), range: whole });
-  return { values, diagnostics: [] };
-}
-
-function jsonValue(v: unknown): Value {
-  if (v === null) return Value.null(T.Dynamic);
-  if (typeof v === 'string') return Value.string(v);
-  if (typeof v === 'boolean') return Value.bool(v);
-  if (typeof v === 'number') return Value.number(Num.fromFloat64(v));
-  if (Array.isArray(v)) return Value.tuple(v.map(jsonValue));
-  const o = v as Record<string, unknown>;
-  if (typeof o.__num === 'string' && Object.keys(o).length === 1) return Value.number(Num.parse(o.__num) ?? Num.fromFloat64(Number(o.__num)));
-  return Value.object(new Map(Object.entries(o).map(([k, x]) => [k, jsonValue(x)])));
+  const r = jsonVariableValues(text, filename);
+  return { values: new Map(r.values.map((v) => [v.name, { name: v.name, source, value: v.value, range: v.range }])), diagnostics: r.diagnostics };
 }
 
 // ---- constant evaluation (HCL's Value(nil)) -------------------------------------------------------------

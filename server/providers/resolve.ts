@@ -531,7 +531,8 @@ export function configurationAliases(mod: Module): Map<string, ProviderAddr> {
       const buf = texts.get(f);
       if (!buf) continue;
       const text = buf.subarray(rp.range.start.byte, rp.range.end.byte).toString('utf8');
-      const m = /configuration_aliases\s*=\s*\[([\s\S]*?)\]/.exec(text);
+      // `configuration_aliases = [a.b]`, or `"configuration_aliases": ["a.b"]` in a .tf.json file.
+      const m = /"?configuration_aliases"?\s*[=:]\s*\[([\s\S]*?)\]/.exec(text);
       if (!m) continue;
       const list = m[1].replace(/(#|\/\/)[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
       for (const a of list.matchAll(/([A-Za-z_][\w-]*)\.([A-Za-z_][\w-]*)/g)) out.set(`${a[1]}.${a[2]}`, providerForLocalName(mod, rp.name));

@@ -4,7 +4,9 @@
 //   - equivalent/: one module written as .tf (hcl/), as .tf.json (json/), and as both (mixed/) validates and plans as
 //     terraform does, and the saved plan's JSON is the same for all three apart from the constant values terraform's
 //     plan JSON gives .tf.json expressions (their JSON read without a context), which equal terraform's;
-//   - nested/: nested blocks and dynamic blocks of a provider's schema (tls_cert_request's subject) in JSON.
+//   - nested/: nested blocks and dynamic blocks of a provider's schema (tls_cert_request's subject) in JSON;
+//   - tfvars/: values from terraform.tfvars.json with their own ranges, and a variables file with a syntax error
+//     (JSON or native) ending the command before any plan.
 // Where terraform is on PATH the same cases are run live against it too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -146,9 +148,44 @@ test('override.tf.json merges into a .tf resource as override.tf does', () => {
   }
 });
 
+function stateProviders(dir: string): unknown {
+  const s = JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')) as { resources: { module?: string; name: string; provider: string }[] };
+  const rows = s.resources.map((r) => ({ module: r.module ?? '', name: r.name, provider: r.provider }));
+  return rows.sort((a, b) => (a.module + '\u0000' + a.name < b.module + '\u0000' + b.name ? -1 : 1));
+}
+
+test('providers: provider blocks as an array, `providers` maps and configuration_aliases in JSON reach the configurations terraform uses', () => {
+  const c = copyCase('providers');
+  try {
+    const i = foresight(c.dir, ['init', '-no-color']);
+    assert.equal(i.status, 0, i.stdout + i.stderr);
+    const v = foresight(c.dir, ['validate', '-no-color']);
+    assert.equal(v.stdout + v.stderr, read('providers', 'validate.expected.txt'));
+    const a = foresight(c.dir, ['apply', '-auto-approve', '-no-color']);
+    assert.equal(a.status, 0, a.stdout + a.stderr);
+    assert.deepEqual(stateProviders(c.dir), JSON.parse(read('providers', 'state-providers.expected.json')));
+  } finally {
+    c.dispose();
+  }
+});
+
+const TFVARS = ['type-error', 'syntax-error', 'native-syntax-error'];
+for (const name of TFVARS) {
+  test(`tfvars/${name}: plan reports a variables file as terraform does (value ranges, JSON syntax errors, no plan)`, () => {
+    const c = copyCase('tfvars', name);
+    try {
+      const p = foresight(c.dir, ['plan', '-no-color']);
+      assert.equal(p.stdout + p.stderr, read('tfvars', name, 'plan.expected.txt'));
+      assert.equal(p.status, 1);
+    } finally {
+      c.dispose();
+    }
+  });
+}
+
 test('live: terraform prints the recorded diagnostics and plans', { skip: !hasTerraform && 'terraform not installed', timeout: 900_000 }, () => {
   if (!hasTerraform) return void console.log('# SKIP: terraform is not on PATH; .tf.json cases not compared live');
-  const h = harness({ providers: ['tls'] });
+  const h = harness({ providers: ['tls', 'random'] });
   try {
     for (const name of ERRORS) {
       const c = copyCase('errors', name);
@@ -165,6 +202,28 @@ test('live: terraform prints the recorded diagnostics and plans', { skip: !hasTe
         assert.equal(terraform(h, c.dir, ['get', '-no-color']).status, 0);
         const tp = terraform(h, c.dir, ['plan', '-no-color']);
         assert.equal((tp.stdout + tp.stderr).replace(/^\n+/, '\n'), read('equivalent', 'plan.expected.txt'), `equivalent/${v}`);
+      } finally {
+        c.dispose();
+      }
+    }
+    {
+      const c = copyCase('providers');
+      try {
+        assert.equal(terraform(h, c.dir, ['get', '-no-color']).status, 0);
+        const tv = terraform(h, c.dir, ['validate', '-no-color']);
+        assert.equal(tv.stdout + tv.stderr, read('providers', 'validate.expected.txt'), 'providers: validate');
+        const ta = terraform(h, c.dir, ['apply', '-auto-approve', '-no-color']);
+        assert.equal(ta.status, 0, ta.stdout + ta.stderr);
+        assert.deepEqual(stateProviders(c.dir), JSON.parse(read('providers', 'state-providers.expected.json')), 'providers: state');
+      } finally {
+        c.dispose();
+      }
+    }
+    for (const name of TFVARS) {
+      const c = copyCase('tfvars', name);
+      try {
+        const tp = terraform(h, c.dir, ['plan', '-no-color']);
+        assert.equal((tp.stdout + tp.stderr).replace(/^\n+/, '\n'), read('tfvars', name, 'plan.expected.txt'), `tfvars/${name}`);
       } finally {
         c.dispose();
       }
