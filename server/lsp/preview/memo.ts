@@ -62,6 +62,7 @@ export class PreviewMemo implements PlanReuse {
     this.key = key;
     this.cur = new Map();
     this.same = new Set();
+    this.depLists.clear();
     this.stats.replayed = 0;
     this.stats.planned = 0;
   }
@@ -71,6 +72,7 @@ export class PreviewMemo implements PlanReuse {
     if (completed) this.prev = this.cur;
     this.cur = new Map();
     this.same = new Set();
+    this.depLists.clear();
   }
 
   /** Forgets everything (state, lock file or workspace changed on disk). */
@@ -81,9 +83,16 @@ export class PreviewMemo implements PlanReuse {
     this.same = new Set();
   }
 
+  /** A node's dependency keys, sorted and joined (once per node and plan: replay and done both ask). */
+  private readonly depLists = new Map<string, { list: string; keys: string[] }>();
+
   private depsOf(key: string, ctx: WalkContext): { list: string; same: boolean } {
-    const ds = [...ctx.built.graph.dependencies(key)].sort();
-    return { list: ds.join('\n'), same: ds.every((d) => this.same.has(d)) };
+    let d = this.depLists.get(key);
+    if (!d) {
+      const keys = [...ctx.built.graph.dependencies(key)].sort();
+      this.depLists.set(key, (d = { list: keys.join('\n'), keys }));
+    }
+    return { list: d.list, same: d.keys.every((k) => this.same.has(k)) };
   }
 
   replay(key: string, n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext): ResourceEffects | undefined {
