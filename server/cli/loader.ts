@@ -7,7 +7,8 @@
 //
 // The cache: <cache dir>/foresight/cli-<bundle hash>-<verb>-<node version>-<arch>.v8cache, where the cache dir is
 // $XDG_CACHE_HOME or ~/.cache (FORESIGHT_CODE_CACHE_DIR overrides it; FORESIGHT_CODE_CACHE=0 turns the cache
-// off). The file is a 16-byte header (magic, payload length, FNV-1a checksum of the payload) and V8's cached data.
+// off). The file is a 16-byte header (magic "FCV2", payload length, the first 8 bytes of the payload's SHA-1) and
+// V8's cached data.
 //
 // Invariants:
 // - A missing, stale, truncated or corrupt cache is ignored (our checksum, then V8's own version, flag and length
@@ -22,6 +23,7 @@
 //   __dirname it had as a plain CommonJS module.
 
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -34,12 +36,11 @@ import { Script } from 'node:vm';
  */
 declare const __foresightCli: { hash: string; close: string; start: number; end: number };
 
-const MAGIC = 0x46435631; // "FCV1"
+const MAGIC = 0x46435632; // "FCV2"
 
-function fnv1a(b: Uint8Array, from: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193);
-  return h >>> 0;
+/** The first 8 bytes of the payload's SHA-1 (native: a JavaScript checksum loop cost more than the cache saved). */
+function checksum(payload: Uint8Array): Buffer {
+  return createHash('sha1').update(payload).digest().subarray(0, 8);
 }
 
 function cacheFile(env: NodeJS.ProcessEnv): string | undefined {
@@ -60,9 +61,9 @@ function readCache(file: string): Buffer | undefined {
   try {
     const b = readFileSync(file);
     if (b.length <= 16 || b.readUInt32LE(0) !== MAGIC || b.readUInt32LE(4) !== b.length - 16) return undefined;
-    // The checksum covers the payload only; it is computed over the whole buffer from byte 16.
-    if (b.readUInt32LE(8) !== fnv1a(b, 16)) return undefined;
-    return b.subarray(16);
+    const payload = b.subarray(16);
+    if (!checksum(payload).equals(b.subarray(8, 16))) return undefined;
+    return payload;
   } catch {
     return undefined;
   }
@@ -75,7 +76,7 @@ function writeCache(file: string, data: Buffer): void {
     const head = Buffer.alloc(16);
     head.writeUInt32LE(MAGIC, 0);
     head.writeUInt32LE(data.length, 4);
-    head.writeUInt32LE(fnv1a(data, 0), 8);
+    checksum(data).copy(head, 8);
     const fd = openSync(tmp, 'w', 0o644);
     try {
       writeSync(fd, head);

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -51,12 +52,11 @@ function cacheFiles(dir: string): string[] {
   }
 }
 
-/** FNV-1a as the loader computes it over the payload. */
-function fnv1a(b: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (const x of b) h = Math.imul(h ^ x, 0x01000193);
-  return h >>> 0;
+/** The loader's checksum: the first 8 bytes of the payload's SHA-1. */
+function checksum(b: Uint8Array): Buffer {
+  return createHash('sha1').update(b).digest().subarray(0, 8);
 }
+const MAGIC = 0x46435632;
 
 test('the reference plan (cache off) succeeds and writes no cache', () => {
   assert.equal(reference.status, 0, reference.stderr);
@@ -76,9 +76,9 @@ test('a first run writes one cache file per verb; a second run uses it, prints t
   assert.match(files[0], /^cli-[0-9a-f]{16}-plan-v\d+\.\d+\.\d+-[a-z0-9]+\.v8cache$/);
   const p = join(dir, files[0]);
   const buf = readFileSync(p);
-  assert.equal(buf.readUInt32LE(0), 0x46435631);
+  assert.equal(buf.readUInt32LE(0), MAGIC);
   assert.equal(buf.readUInt32LE(4), buf.length - 16);
-  assert.equal(buf.readUInt32LE(8), fnv1a(buf.subarray(16)));
+  assert.deepEqual(buf.subarray(8, 16), checksum(buf.subarray(16)));
   const mtime = statSync(p).mtimeMs;
   const second = run(dir, PLAN);
   assert.deepEqual(second, reference);
@@ -101,9 +101,9 @@ for (const [name, damage] of [
     (b: Buffer) => {
       const payload = Buffer.alloc(b.length - 16, 0x41);
       const head = Buffer.alloc(16);
-      head.writeUInt32LE(0x46435631, 0);
+      head.writeUInt32LE(MAGIC, 0);
       head.writeUInt32LE(payload.length, 4);
-      head.writeUInt32LE(fnv1a(payload), 8);
+      checksum(payload).copy(head, 8);
       return Buffer.concat([head, payload]);
     },
   ],
@@ -118,7 +118,7 @@ for (const [name, damage] of [
     assert.deepEqual(run(dir, PLAN), reference);
     const after = readFileSync(p);
     assert.equal(after.readUInt32LE(4), after.length - 16);
-    assert.equal(after.readUInt32LE(8), fnv1a(after.subarray(16)));
+    assert.deepEqual(after.subarray(8, 16), checksum(after.subarray(16)));
     assert.deepEqual(cacheFiles(dir), [f]);
     assert.deepEqual(run(dir, PLAN), reference);
   });
