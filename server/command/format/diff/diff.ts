@@ -7,14 +7,32 @@
 // `# (N unchanged attributes hidden)`, colours through colorstring markup. Pure functions; never throws for
 // any value shape (unknown types render as their JSON-like form).
 
-import { colorize } from '../../../cli/state/meta';
-import { goQuote } from '../../../lang/format';
+import { colorize as colorizeText } from '../../../cli/state/meta';
+import { goQuote as goQuoteRunes } from '../../../lang/format';
 import { compareBytes, isFullyKnownType } from '../../../lang/types';
 import type { Type } from '../../../lang/types';
 import { Value } from '../../../lang/value';
 import type { Action } from '../../../plans/plan';
 import type { Path } from '../../../providers/path';
 import type { Attribute, Block, NestedBlock } from '../../../providers/schema';
+
+// The renderer quotes and colours thousands of short strings per plan; these two keep the common cases cheap.
+/** strconv.Quote: printable ASCII without quotes or backslashes is quoted as is, anything else rune by rune. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+function goQuote(s: string): string {
+  return PLAIN_ASCII.test(s) ? `"${s}"` : goQuoteRunes(s);
+}
+/** colorize, remembered for the renderer's few fixed fragments (symbols, "null", "# forces replacement"). */
+const colorized = [new Map<string, string>(), new Map<string, string>()];
+function colorize(s: string, color: boolean): string {
+  const m = colorized[color ? 1 : 0];
+  let r = m.get(s);
+  if (r === undefined) {
+    r = colorizeText(s, color);
+    if (m.size < 256) m.set(s, r);
+  }
+  return r;
+}
 
 export interface RenderOpts {
   color: boolean;
