@@ -12,7 +12,7 @@
 // repository's corpora and on mutations of them.
 
 import type { Diagnostic } from '../diags/diagnostic';
-import type { Expr } from '../lang/ast';
+import type { Expr, ObjectItem } from '../lang/ast';
 import { MAX_EXPR_DEPTH, parseExpression } from '../lang/parse';
 import { Value } from '../lang/value';
 import type { SynItem, SynStructure, Tok } from '../syntax/errors';
@@ -122,18 +122,31 @@ class Builder {
     if (!parsed.expr || parsed.diagnostics.length > 0) unsure();
     const refs = astReferences(parsed.expr);
     const e: Expression = { offset: start, range, text, refs, shape: 'other', ast: parsed.expr };
-    this.shape(e, first, last, 0, refs);
+    this.shape(e, first, last, 0, refs, parsed.expr);
     return e;
   }
 
-  /** An element expression (expressionFromNode at depth > 0): the parent's references inside its range. */
-  private element(first: number, last: number, depth: number, parentRefs: Reference[], keyRef?: Reference): Expression {
+  /**
+   * An element expression (expressionFromNode at depth > 0): the parent's references inside its range. Its AST
+   * is `known` (the parent AST's node for it, which is what parsing its text gives) when there is one, else
+   * parsed on first use as the tree path does.
+   */
+  private element(first: number, last: number, depth: number, parentRefs: Reference[], known: Expr | undefined, keyRef?: Reference): Expression {
     const start = this.toks[first].start;
     const end = this.tokEnd(this.toks[last]);
     const range = this.range(start, end);
     const text = this.text.slice(start, end);
     const refs: Reference[] = [];
     for (const r of keyRef ? [keyRef] : parentRefs) if (r.range.start.byte >= range.start.byte && r.range.end.byte <= range.end.byte) refs.push(r);
+    // Newlines are insignificant inside the parent's brackets but not in the element's text parsed alone:
+    // such an element's AST is whatever parsing its text gives, as on the tree path.
+    if (known) for (let k = first; k <= last; k++) if (this.toks[k].kind === 'nl') known = undefined;
+    if (known) {
+      // A plain data property: accessor pairs on object literals cost a dictionary-mode object each.
+      const e: Expression = { offset: start, range, text, refs, shape: 'other', ast: known };
+      this.shape(e, first, last, depth, refs, known);
+      return e;
+    }
     const filename = this.src.filename;
     let ast: Expr | undefined;
     const e: Expression = {
@@ -150,7 +163,7 @@ class Builder {
         ast = v;
       },
     };
-    this.shape(e, first, last, depth, refs);
+    this.shape(e, first, last, depth, refs, undefined);
     return e;
   }
 
@@ -174,11 +187,12 @@ class Builder {
   }
 
   /** Sets shape, literal, elems, items, callName and args as hclbody.ts's unwrap + switch do. */
-  private shape(e: Expression, first: number, last: number, depth: number, refs: Reference[]): void {
+  private shape(e: Expression, first: number, last: number, depth: number, refs: Reference[], ast: Expr | undefined): void {
     if (depth >= MAX_EXPR_DEPTH) return;
     const t = this.toks;
     // Parentheses around the whole expression are looked through.
     while (t[first].kind === 'oparen' && this.matching(first, last) === last) {
+      ast = ast?.kind === 'paren' ? ast.expr : undefined;
       first++;
       last--;
       while (t[first].kind === 'nl') first++;
@@ -222,13 +236,17 @@ class Builder {
     if (a.kind === 'obrack' && this.matching(first, last) === last) {
       if (this.firstInside(first, last)?.text === 'for') return;
       e.shape = 'tuple';
-      e.elems = this.split(first + 1, last - 1, false).map(([x, y]) => this.element(x, y, depth + 1, refs));
+      const parts = this.split(first + 1, last - 1, false);
+      const elems = ast?.kind === 'tuple' && ast.elems.length === parts.length ? ast.elems : undefined;
+      e.elems = parts.map(([x, y], i) => this.element(x, y, depth + 1, refs, elems?.[i]));
       return;
     }
     if (a.kind === 'ocurly' && this.matching(first, last) === last) {
       if (this.firstInside(first, last)?.text === 'for') return;
       e.shape = 'object';
-      e.items = this.split(first + 1, last - 1, true).map(([x, y]) => this.item(x, y, depth + 1, refs));
+      const parts = this.split(first + 1, last - 1, true);
+      const items = ast?.kind === 'object' && ast.items.length === parts.length ? ast.items : undefined;
+      e.items = parts.map(([x, y], i) => this.item(x, y, depth + 1, refs, items?.[i]));
       return;
     }
     if (a.kind === 'ident' && t[first + 1].kind === 'oparen' && this.matching(first + 1, last) === last) {
@@ -241,7 +259,8 @@ class Builder {
         while (lastPart[1] >= lastPart[0] && t[lastPart[1]].kind === 'nl') lastPart[1]--;
         if (lastPart[1] < lastPart[0]) unsure();
       }
-      e.args = parts.map(([x, y]) => this.element(x, y, depth + 1, refs));
+      const args = ast?.kind === 'call' && ast.args.length === parts.length ? ast.args : undefined;
+      e.args = parts.map(([x, y], i) => this.element(x, y, depth + 1, refs, args?.[i]));
       return;
     }
     if (a.kind === 'ident') {
@@ -314,7 +333,7 @@ class Builder {
   }
 
   /** An object item: key and value (hclbody keyExpression / expressionFromNode). */
-  private item(first: number, last: number, depth: number, refs: Reference[]): { key: Expression; value: Expression } {
+  private item(first: number, last: number, depth: number, refs: Reference[], ast: ObjectItem | undefined): { key: Expression; value: Expression } {
     const t = this.toks;
     let level = 0;
     let sep = -1;
@@ -338,9 +357,13 @@ class Builder {
     let key: Expression;
     if (bare) {
       const kr = this.range(t[first].start, t[first].end);
-      key = this.element(first, kl, depth, refs, { root: t[first].text, rootRange: kr, steps: [], range: kr });
-    } else key = this.element(first, kl, depth, refs);
-    return { key, value: this.element(vf, last, depth, refs) };
+      key = this.element(first, kl, depth, refs, ast?.key, { root: t[first].text, rootRange: kr, steps: [], range: kr });
+    } else {
+      // A keyword key (true = 1) is the name in the object's AST but a literal when its text is parsed alone.
+      const keyword = kl === first && t[first].kind === 'ident';
+      key = this.element(first, kl, depth, refs, keyword ? undefined : ast?.key);
+    }
+    return { key, value: this.element(vf, last, depth, refs, ast?.value) };
   }
 }
 
@@ -358,7 +381,7 @@ function stringLitText(quoted: string): string {
 
 /**
  * Constructs tree-sitter's grammar rejects although HCL accepts them (it then reports "Invalid expression"
- * through the tree path): numbers with an exponent, calls of functions named true/false/null, a splat `[ * ]` written with blanks, and a block comment
+ * through the tree path; a number directly before `...` the syntax check scans as one token): numbers with an exponent, calls of functions named true/false/null, a splat `[ * ]` written with blanks, and a block comment
  * still open at the end of the file.
  */
 export function treeSitterRejects(text: string): boolean {
@@ -366,7 +389,29 @@ export function treeSitterRejects(text: string): boolean {
   const open = text.lastIndexOf('/*');
   if (open >= 0 && text.indexOf('*/', open + 2) < 0) return true;
   if (/(^|[^A-Za-z0-9_-])(true|false|null)\s*\(/.test(text)) return true;
-  return /(^|[^A-Za-z0-9_.])[0-9]+(\.[0-9]+)?[eE]/.test(text) || /\[\s+\*|\[\*\s+\]/.test(text);
+  return /(^|[^A-Za-z0-9_.])[0-9]+(\.[0-9]+)?[eE]/.test(text) || /\[\*\s+\]/.test(text) || /[0-9]\.\.\./.test(text) || spacedSplat(text);
+}
+
+/** A `[` or `.` separated from a following `*` by blanks or comments. */
+function spacedSplat(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 91 && c !== 46) continue;
+    let j = i + 1;
+    for (;;) {
+      const d = text.charCodeAt(j);
+      if (d === 32 || d === 9 || d === 10 || d === 13) j++;
+      else if (d === 35 || (d === 47 && text.charCodeAt(j + 1) === 47)) {
+        const n = text.indexOf('\n', j);
+        j = n < 0 ? text.length : n;
+      } else if (d === 47 && text.charCodeAt(j + 1) === 42) {
+        const n = text.indexOf('*/', j + 2);
+        j = n < 0 ? text.length : n + 2;
+      } else break;
+    }
+    if (j > i + 1 && text.charCodeAt(j) === 42) return true;
+  }
+  return false;
 }
 
 /** An interpolation or directive in a quoted string, or an escaped one (`$${`, `%%{`). */

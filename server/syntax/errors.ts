@@ -53,6 +53,10 @@ const UNCLOSED_BLOCK_DETAIL =
 const MULTILINE_DETAIL =
   'Quoted strings may not be split over multiple lines. To produce a multi-line string, either use the \\n escape to represent a newline character or use the "heredoc" multi-line template syntax.';
 
+const ID_START = /[\p{ID_Start}_]/u;
+const ID_CONT = /[\p{ID_Continue}\-]/u;
+const HEREDOC_HEAD = /<<(-?)([\p{ID_Start}_][\p{ID_Continue}\-]*)\r?\n/uy;
+
 class Scanner {
   readonly toks: Tok[] = [];
   constructor(
@@ -70,67 +74,96 @@ class Scanner {
 
   /** Scans one token at i into out; returns the next offset. */
   private scanOne(i: number, out: Tok[], inInterp: boolean): number {
+    // Character codes rather than regular expressions for ASCII: this runs once per character of every file.
     const s = this.s;
-    const c = s[i];
-    const push = (kind: Kind, end: number) => {
-      out.push({ kind, start: i, end, text: s.slice(i, end) });
-      return end;
-    };
-    if (c === ' ' || c === '\t' || c === '\r') return i + 1;
-    if (c === '\n') return push('nl', i + 1);
-    if (c === '#' || (c === '/' && s[i + 1] === '/')) {
-      let j = i;
-      while (j < s.length && s[j] !== '\n') j++;
-      return j; // the newline ending a line comment is still a newline token
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 13) return i + 1;
+    if (c === 10) return this.tok(out, 'nl', i, i + 1);
+    const c1 = s.charCodeAt(i + 1);
+    if (c === 35 || (c === 47 && c1 === 47)) {
+      const j = s.indexOf('\n', i);
+      return j < 0 ? s.length : j; // the newline ending a line comment is still a newline token
     }
-    if (c === '/' && s[i + 1] === '*') {
+    if (c === 47 && c1 === 42) {
       const j = s.indexOf('*/', i + 2);
       return j < 0 ? s.length : j + 2;
     }
-    if (/[\p{ID_Start}_]/u.test(c)) {
+    if (c < 0x80 ? (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 : ID_START.test(s[i])) {
       let j = i + 1;
-      while (j < s.length && /[\p{ID_Continue}\-]/u.test(s[j])) j++;
-      return push('ident', j);
-    }
-    if (/[0-9]/.test(c)) {
-      let j = i + 1;
-      while (j < s.length && /[0-9.eE]/.test(s[j])) {
-        if ((s[j] === 'e' || s[j] === 'E') && /[+-]/.test(s[j + 1] ?? '')) j++;
+      while (j < s.length) {
+        const d = s.charCodeAt(j);
+        if (d < 0x80 ? !((d >= 97 && d <= 122) || (d >= 65 && d <= 90) || (d >= 48 && d <= 57) || d === 95 || d === 45) : !ID_CONT.test(s[j])) break;
         j++;
       }
-      return push('number', j);
+      return this.tok(out, 'ident', i, j);
     }
-    if (c === '"') return this.scanQuoted(i, out, inInterp);
-    if (c === '<' && s[i + 1] === '<' && /[-\p{ID_Start}_]/u.test(s[i + 2] ?? '')) {
-      const m = /^<<(-?)([\p{ID_Start}_][\p{ID_Continue}\-]*)\r?\n/u.exec(s.slice(i));
+    if (c >= 48 && c <= 57) {
+      let j = i + 1;
+      while (j < s.length) {
+        const d = s.charCodeAt(j);
+        if (!((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69)) break;
+        if (d === 101 || d === 69) {
+          const e = s.charCodeAt(j + 1);
+          if (e === 43 || e === 45) j++;
+        }
+        j++;
+      }
+      return this.tok(out, 'number', i, j);
+    }
+    if (c === 34) return this.scanQuoted(i, out, inInterp);
+    if (c === 60 && c1 === 60 && /[-\p{ID_Start}_]/u.test(s[i + 2] ?? '')) {
+      HEREDOC_HEAD.lastIndex = i;
+      const m = HEREDOC_HEAD.exec(s);
       if (m) return this.scanHeredoc(i, m[2], m[0].length, out);
     }
-    const two = s.slice(i, i + 2);
-    if (['==', '!=', '<=', '>=', '&&', '||', '=>', '.*', '[*'].includes(two)) return push('op', i + 2);
-    if (s.slice(i, i + 3) === '...') return push('op', i + 3);
+    if (
+      (c1 === 61 && (c === 61 || c === 33 || c === 60 || c === 62)) || // == != <= >=
+      (c === 38 && c1 === 38) ||
+      (c === 124 && c1 === 124) ||
+      (c === 61 && c1 === 62) || // =>
+      (c1 === 42 && (c === 46 || c === 91)) // .* [*
+    )
+      return this.tok(out, 'op', i, i + 2);
+    if (c === 46 && c1 === 46 && s.charCodeAt(i + 2) === 46) return this.tok(out, 'op', i, i + 3);
     switch (c) {
-      case '{':
-        return push('ocurly', i + 1);
-      case '}':
-        return push('ccurly', i + 1);
-      case '[':
-        return push('obrack', i + 1);
-      case ']':
-        return push('cbrack', i + 1);
-      case '(':
-        return push('oparen', i + 1);
-      case ')':
-        return push('cparen', i + 1);
-      case '=':
-        return push('eq', i + 1);
-      case ',':
-        return push('comma', i + 1);
+      case 123:
+        return this.tok(out, 'ocurly', i, i + 1);
+      case 125:
+        return this.tok(out, 'ccurly', i, i + 1);
+      case 91:
+        return this.tok(out, 'obrack', i, i + 1);
+      case 93:
+        return this.tok(out, 'cbrack', i, i + 1);
+      case 40:
+        return this.tok(out, 'oparen', i, i + 1);
+      case 41:
+        return this.tok(out, 'cparen', i, i + 1);
+      case 61:
+        return this.tok(out, 'eq', i, i + 1);
+      case 44:
+        return this.tok(out, 'comma', i, i + 1);
+      case 43: // + - * / % < > ! ? : .
+      case 45:
+      case 42:
+      case 47:
+      case 37:
+      case 60:
+      case 62:
+      case 33:
+      case 63:
+      case 58:
+      case 46:
+        return this.tok(out, 'op', i, i + 1);
     }
-    if ('+-*/%<>!?:.'.includes(c)) return push('op', i + 1);
     const cp = s.codePointAt(i)!;
     const w = cp > 0xffff ? 2 : 1;
     this.diag('Invalid character', 'This character is not used within the language.', i, i + w);
-    return push('invalid', i + w);
+    return this.tok(out, 'invalid', i, i + w);
+  }
+
+  private tok(out: Tok[], kind: Kind, start: number, end: number): number {
+    out.push({ kind, start, end, text: this.s.slice(start, end) });
+    return end;
   }
 
   private scanQuoted(i: number, out: Tok[], inInterp: boolean): number {
