@@ -148,6 +148,21 @@ test("apply: each module's resources record the configuration Terraform records 
   }
 });
 
+/**
+ * Where terraform's choice between equally valid diagnostics follows Go map iteration, the live output is
+ * compared after mapping each alternative it may print to the recorded one. undeclared-default: both the root's
+ * and module.mid's `random = random` name a configuration that does not exist; the provider graph reports the
+ * first it meets, which differs between runs (seen: the root's when recorded, module.mid's in a later run).
+ */
+const MAP_ORDER_ALTERNATIVES: Record<string, [string, string][]> = {
+  'undeclared-default': [['missing provider module.mid.provider[', 'missing provider provider[']],
+};
+
+function canonical(name: string, text: string): string {
+  for (const [alt, recorded] of MAP_ORDER_ALTERNATIVES[name] ?? []) text = text.split(alt).join(recorded);
+  return text;
+}
+
 test('live: terraform with the served random provider agrees on every case (diagnostics, plan, state)', { skip: !hasTerraform && 'terraform not installed', timeout: 600_000 }, () => {
   if (!hasTerraform) return void console.log('# SKIP: terraform is not on PATH; module-provider cases not compared live');
   const h = harness({ providers: ['random'] });
@@ -158,13 +173,13 @@ test('live: terraform with the served random provider agrees on every case (diag
         const g = terraform(h, c.dir, ['get', '-no-color']);
         assert.equal(g.status, 0, g.stdout + g.stderr);
         const tv = terraform(h, c.dir, ['validate', '-json']);
-        assert.deepEqual(sortedDiags(tv.stdout), JSON.parse(expected(name, 'validate.expected.json')), `${name}: terraform validate`);
+        assert.deepEqual(sortedDiags(canonical(name, tv.stdout)), JSON.parse(expected(name, 'validate.expected.json')), `${name}: terraform validate`);
         const th = terraform(h, c.dir, ['validate', '-no-color']);
-        assert.equal((th.stdout + th.stderr).replace(/^\n+/, ''), expected(name, 'validate.expected.txt'), `${name}: terraform validate (human)`);
+        assert.equal(canonical(name, th.stdout + th.stderr).replace(/^\n+/, ''), expected(name, 'validate.expected.txt'), `${name}: terraform validate (human)`);
         const tp = terraform(h, c.dir, ['plan', '-no-color']);
         // Diagnostic blocks compared as a set: their order follows Go map iteration over the module tree.
         const blocks = (s: string) => s.split(/\n(?=(?:Warning|Error): |\(and )/).sort();
-        assert.deepEqual(blocks((tp.stdout + tp.stderr).replace(/^\n+/, '')), blocks(expected(name, 'plan.expected.txt')), `${name}: terraform plan`);
+        assert.deepEqual(blocks(canonical(name, tp.stdout + tp.stderr).replace(/^\n+/, '')), blocks(expected(name, 'plan.expected.txt')), `${name}: terraform plan`);
         if (name === 'basic') {
           const ta = terraform(h, c.dir, ['apply', '-auto-approve', '-no-color']);
           assert.equal(ta.status, 0, ta.stdout + ta.stderr);
