@@ -5,11 +5,11 @@
 
 import type { Diagnostic } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
-import { renderDiagnosticsView } from '../diags/render';
+import { renderDiagnosticsView, sortDiagnostics } from '../diags/render';
 import { loadModuleTree } from '../config/load';
 import { HELP } from './help/index';
 import { showDiagnostics, uiError } from './providers';
-import { consolidateWarnings, contextOfLoad, sortDiagnostics } from './init';
+import { consolidateWarnings, contextOfLoad } from './init';
 import { providerVersionsFromWarnings, redundantEmptyProviderWarnings } from '../providers/resolve';
 import { installLocalModules, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
 

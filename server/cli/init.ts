@@ -30,7 +30,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, hasErrors, warning } from '../diags/diagnostic';
-import { renderDiagnosticsView } from '../diags/render';
+import { renderDiagnosticsView, sortDiagnostics } from '../diags/render';
 import { loadModuleTree } from '../config/load';
 import type { LoadResult } from '../config/load';
 import { checkCoreVersionRequirements } from '../versions/required';
@@ -218,31 +218,6 @@ export function consolidateWarnings(diags: readonly Diagnostic[]): Diagnostic[] 
     out[g.index] = { ...d, detail: d.detail ? `${d.detail}\n\n${more}` : more };
   }
   return out;
-}
-
-/** tfdiags' order: warnings first, sourceless first, then by file depth, name, start, end (stable). */
-export function sortDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
-  const depth = (f: string) => f.split('/').length;
-  return diags
-    .map((d, i) => ({ d, i }))
-    .sort((x, y) => {
-      const a = x.d;
-      const b = y.d;
-      if (a.severity !== b.severity) return a.severity === 'warning' ? -1 : 1;
-      if (!a.subject !== !b.subject) return a.subject ? 1 : -1;
-      if (a.subject && b.subject) {
-        const s = a.subject;
-        const t = b.subject;
-        if (s.filename !== t.filename) {
-          if (depth(s.filename) !== depth(t.filename)) return depth(s.filename) - depth(t.filename);
-          return s.filename < t.filename ? -1 : 1;
-        }
-        if (s.start.byte !== t.start.byte) return s.start.byte - t.start.byte;
-        if (s.end.byte !== t.end.byte) return s.end.byte - t.end.byte;
-      }
-      return x.i - y.i;
-    })
-    .map((x) => x.d);
 }
 
 interface InitArgs {
