@@ -142,13 +142,14 @@ output "pet" {
 `;
 
 /**
- * Output made comparable: Terraform refreshes in parallel, so "Refreshing state..." lines come in completion order
- * (sorted here, in both outputs). Known difference (reported, not ours to fix here): foresight prints the "-out"
+ * Output made comparable: Terraform refreshes and prepares imports in parallel, so the "Refreshing state..." and
+ * "Preparing import..." lines before the plan come in completion order (that block is sorted here, in both outputs;
+ * an import's "Preparing" line sorts before its own "Refreshing" line, as each tool prints them). Known difference (reported, not ours to fix here): foresight prints the "-out"
  * note after a plan with no changes, which Terraform omits; it is removed from foresight's output when Terraform's
  * plan said "No changes." so the rest still compares byte for byte.
  */
 function comparable(out: string, isForesight: boolean, tfOut: string): string {
-  let s = out.replace(/(^.*: Refreshing state\.\.\. \[id=.*\]\n)+/m, (block) => block.split('\n').filter(Boolean).sort().join('\n') + '\n');
+  let s = out.replace(/(^.*: (?:Refreshing state|Preparing import)\.\.\. \[id=.*\]\n)+/m, (block) => block.split('\n').filter(Boolean).sort().join('\n') + '\n');
   if (isForesight && /\nNo changes\. /.test(tfOut) && !/Note: You didn't use the -out option/.test(tfOut)) s = s.replace(/\n─{77}\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run "terraform apply" now\.\n$/, '');
   return s;
 }
