@@ -11,7 +11,8 @@
 //                                so a re-initialised workspace gets the new binary.
 //   The handle's close() only releases it; processes end when idle for opts.idleMs (default 5 minutes), when
 //   they crashed (the next call starts a fresh one: "restarted after a crash"), or on pool.stopAll() (shutdown).
-//   Calls have a deadline (opts.callTimeoutMs, default 120 s) so a hung provider cannot stall the server forever.
+//   Calls have a deadline (opts.callTimeoutMs, default 120 s) so a hung provider cannot stall the server forever;
+//   ApplyResourceChange has none (a real create may take many minutes; runs are cancelled with StopProvider).
 // Values: every call goes to the current process; a restarted process is unconfigured, as a fresh one in Terraform is
 // (the engine configures providers at the start of every run).
 

@@ -8,6 +8,7 @@
 //   bad-handshake           writes a line that is not a handshake, then waits
 //   crash-on:<Rpc>          exits (status 2) when that RPC arrives, writing a Go-like panic to stderr
 //   hang-on:<Rpc>           never answers that RPC
+//   slow-on:<Rpc>:<ms>      answers that RPC correctly, after waiting <ms> milliseconds
 //   nonsense-on:<Rpc>       answers that RPC with undecodable msgpack in every DynamicValue field
 //   error-on:<Rpc>          answers with a gRPC INTERNAL error
 // FAKE_LOG: a file each received RPC name is appended to (one per line), to check reuse and call counts.
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
         process.exit(2);
       }
       if (mode === `hang-on:${rpc}`) return;
+      if (mode.startsWith(`slow-on:${rpc}:`)) await new Promise((r) => setTimeout(r, Number(mode.slice(`slow-on:${rpc}:`.length))));
       if (mode === `error-on:${rpc}`) return cb({ code: grpc.status.INTERNAL, details: `fake failure in ${rpc}` } as grpc.ServiceError, null);
       try {
         const s = await getSchemas();

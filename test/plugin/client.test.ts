@@ -129,7 +129,7 @@ test('a crash during PlanResourceChange: "Plugin did not respond" naming plugin6
   await p.close();
 });
 
-test('protocol 5 names the call plugin.(*GRPCProvider).X; other gRPC errors are "Plugin error"; a hang ends at the deadline', async () => {
+test('protocol 5 names the call plugin.(*GRPCProvider).X; other gRPC errors are "Plugin error"; a hang ends at the deadline, a slow ApplyResourceChange does not', async () => {
   const exe5 = await writeTestProvider(join(root, 'crash5'), 'random', { FAKE_MODE: 'crash-on:Configure', FAKE_PROTOCOLS: '5' });
   const p5 = remote(exe5);
   const s5 = await p5.getProviderSchema();
@@ -156,6 +156,21 @@ test('protocol 5 names the call plugin.(*GRPCProvider).X; other gRPC errors are 
     [['Plugin error', 'The plugin returned an unexpected error from plugin6.(*GRPCProvider).ValidateProviderConfig: rpc error: code = DeadlineExceeded desc = context deadline exceeded']],
   );
   await ph.close();
+
+  // ApplyResourceChange is not cut short by the deadline: a real create may take many minutes (Terraform waits).
+  const exeS = await writeTestProvider(join(root, 'slow'), 'random', { FAKE_MODE: 'slow-on:ApplyResourceChange:900' });
+  const ps = remote(exeS, process.env, { callTimeoutMs: 300 });
+  const ss = await ps.getProviderSchema();
+  const ib = ss.resourceTypes.random_integer.block;
+  const config = withAttrs(ib, { min: Value.number(1), max: Value.number(2) });
+  const planned = await ps.planResourceChange({ typeName: 'random_integer', priorState: Value.null(impliedType(ib)), proposedNewState: config, config, priorPrivate: new Uint8Array(0), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+  assert.deepEqual(planned.diagnostics, []);
+  const t0 = performance.now();
+  const applied = await ps.applyResourceChange({ typeName: 'random_integer', priorState: Value.null(impliedType(ib)), plannedState: planned.plannedState, config, plannedPrivate: planned.plannedPrivate });
+  assert.ok(performance.now() - t0 >= 850, 'the apply waited for the slow answer');
+  assert.deepEqual(applied.diagnostics, []);
+  assert.ok([1, 2].includes(applied.newState.entries.get('result')!.num.toNumber()), 'applied result in range');
+  await ps.close();
 });
 
 test('an answer that does not decode against the schema is an error diagnostic, not a crash', async () => {

@@ -31,10 +31,7 @@ let CONFIG = 'terraform {\n  required_providers {\n    random = {\n      source 
 CONFIG += 'resource "random_pet" "s1" {\n  prefix = "x"\n}\n';
 for (let i = 2; i <= 4; i++) CONFIG += `resource "random_pet" "s${i}" {\n  prefix = random_pet.s${i - 1}.id\n}\n`;
 
-// TODO (known gap, found by this test): the run is not cancelled — StopProvider never reaches the pooled plugin
-// process and the hung ApplyResourceChange ends only at the pool's 120 s call deadline ("Plugin error ...
-// DeadlineExceeded"), so the run ends 'failed'. The command line's interrupt path (hang.test.ts) works.
-test('runs: a graceful cancel of an apply hung in a plugin provider sends StopProvider, ends the run cancelled with terraform\'s diagnostics, keeps the completed resources and the server answers on', { todo: 'LSP graceful cancel does not reach a pooled plugin provider; pool deadline 120 s applies to ApplyResourceChange' }, async () => {
+test('runs: a graceful cancel of an apply hung in a plugin provider sends StopProvider, ends the run cancelled with terraform\'s diagnostics, keeps the completed resources and the server answers on', async () => {
   const h = harness({ providers: [] });
   const record = join(h.root, 'calls.jsonl');
   writeWrapper('random', h.bin, 'random', { cliPath: CLI, misbehave: 'hang-apply', record });
@@ -50,7 +47,7 @@ test('runs: a graceful cancel of an apply hung in a plugin provider sends StopPr
     assert.equal(plan.status, 'succeeded', JSON.stringify(plan.diagnostics));
     assert.deepEqual(plan.summary, { add: 4, change: 0, destroy: 0, import: 0, replace: 0 });
     const applying = c.request<RunInfo>('foresight/apply', { planRunId: plan.runId });
-    const started = await c.waitFor('random_pet.s3 started', () => c.progress.find((p) => p.address === 'random_pet.s3' && p.state === 'started'), 60_000);
+    const started = await c.waitFor('random_pet.s3 started', () => c.progress.find((p) => p.runId !== plan.runId && p.address === 'random_pet.s3' && p.state === 'started'), 60_000);
     await new Promise((r) => setTimeout(r, 500));
     const stopsBefore = readRecording(record).filter((e) => e.method === 'stopProvider').length;
     await c.request('foresight/cancelRun', { runId: started.runId });

@@ -16,7 +16,8 @@
 //       the error.
 //   A process that died stays dead for this object (as in Terraform, where a crash ends the run); the pool
 //   (server/plugin/pool.ts) starts a fresh one for the next run. `callTimeoutMs` (not in Terraform, which waits
-//   forever) bounds a hung call for the language server.
+//   forever) bounds a hung validation, plan or read for the language server; ApplyResourceChange is never cut short
+//   (a run is cancelled instead).
 
 import * as grpc from '@grpc/grpc-js';
 import type { Diagnostic } from '../../diags/diagnostic';
@@ -34,7 +35,7 @@ export interface GrpcProviderOptions {
   start: () => Promise<PluginProcess>;
   /** The on-disk schema cache and this binary's key in it (undefined: no caching). */
   schemaCache?: { cache: SchemaCache; key: () => Promise<string | undefined> };
-  /** Per-call deadline in ms; none by default (Terraform waits forever). */
+  /** Per-call deadline in ms, except for ApplyResourceChange; none by default (Terraform waits forever). */
   callTimeoutMs?: number;
   /** Called with each completed RPC's name and duration (ms), for measurements. */
   onCall?: (method: string, ms: number) => void;
@@ -116,7 +117,9 @@ export class GrpcProvider implements P.Provider {
     const t0 = performance.now();
     return new Promise((res) => {
       const md = new grpc.Metadata();
-      const options: grpc.CallOptions = this.opts.callTimeoutMs ? { deadline: Date.now() + this.opts.callTimeoutMs } : {};
+      // ApplyResourceChange has no deadline: creating a real object may take as long as it takes (Terraform waits),
+      // and a run that must end sooner is cancelled (StopProvider, then the forced cancel).
+      const options: grpc.CallOptions = this.opts.callTimeoutMs && method !== 'applyResourceChange' ? { deadline: Date.now() + this.opts.callTimeoutMs } : {};
       (proc.provider as any)[name](msg, md, options, (err: grpc.ServiceError | null, out: Msg) => {
         this.opts.onCall?.(name, performance.now() - t0);
         res(err ? { err } : { ok: out });
