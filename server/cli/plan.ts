@@ -26,6 +26,7 @@ import type { Hooks } from '../engine/hooks';
 import { hasChanges } from '../plans/plan';
 import { startBuiltinProvider } from '../providers/builtin';
 import { externalProvider } from '../plugin/client/factory';
+import { devOverridesWarning, loadCliConfig } from '../plugin/discovery';
 import type { Provider } from '../providers/provider';
 import { State } from '../states/state';
 import { TERRAFORM_VERSION as STATE_TF_VERSION, writeStateFile } from '../states/statefile';
@@ -329,6 +330,12 @@ function noConfigDiag(verb: Verb): Diagnostic {
   );
 }
 
+/** Meta.providerDevOverrideRuntimeWarnings: a warning when the CLI configuration's dev_overrides are in effect. */
+async function devOverrideWarnings(io: CliIO): Promise<Diagnostic[]> {
+  const d = devOverridesWarning((await loadCliConfig(io.cwd, io.env ?? process.env)).devOverrides);
+  return d ? [d] : [];
+}
+
 export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: OperationExtensions): Promise<number> {
   if (raw.some((a) => a === '-help' || a === '-h' || a === '--help')) {
     io.stdout(helpText(verb));
@@ -352,8 +359,9 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
     return 1;
   }
   const cfg = await loadConfig(io, a.color);
+  const dev = verb === 'refresh' ? [] : await devOverrideWarnings(io);
   if (!('module' in cfg)) {
-    view.diagnostics(cfg.diags, cfg.render);
+    view.diagnostics([...dev, ...cfg.diags], cfg.render);
     return 1;
   }
   const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined });
@@ -363,9 +371,11 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
   try {
     mgr = await b.stateMgr(ws);
   } catch (e) {
-    view.diagnostics(backendErrorDiagnostics(e), { color: a.color });
+    view.diagnostics([...dev, ...backendErrorDiagnostics(e)], { color: a.color });
     return 1;
   }
+  // plan.go / apply.go: the warnings gathered before the operation (dev_overrides in effect) are shown before it.
+  if (dev.length) view.diagnostics(dev, { color: a.color });
   const ui = makeUi(io, a.color);
   const opName = verb === 'plan' ? 'OperationTypePlan' : verb === 'refresh' ? 'OperationTypeRefresh' : 'OperationTypeApply';
   let lockId: string | undefined;
@@ -597,6 +607,8 @@ async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO):
     view.diagnostics(backendErrorDiagnostics(e), { color: a.color });
     return 1;
   }
+  const dev = await devOverrideWarnings(io);
+  if (dev.length) view.diagnostics(dev, { color: a.color });
   const ui = makeUi(io, a.color);
   let lockId: string | undefined;
   if (a.lock) {

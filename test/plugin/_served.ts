@@ -135,7 +135,9 @@ export function terraform(h: Harness, dir: string, args: string[], timeoutMs = 1
 
 export function foresight(dir: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 120_000): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, env, encoding: 'utf8', timeout: timeoutMs });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  // Stripped as from terraform's (foresight prints it too where dev_overrides are in effect; discovery.test.ts
+  // compares that warning with terraform's for every verb).
+  return { status: r.status, stdout: stripOverrideWarning(r.stdout), stderr: r.stderr };
 }
 
 /** Terraform's dev_overrides warning (printed first by every command that loads providers). */

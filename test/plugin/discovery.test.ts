@@ -273,3 +273,52 @@ test('validate with dev_overrides: Terraform\'s "Provider development overrides 
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('plan, apply, a saved plan, destroy and refresh with dev_overrides: the warning where Terraform prints it (refresh: none)', async (t) => {
+  if (!hasTerraform) {
+    t.skip('terraform not installed');
+    console.log('# SKIP: terraform not on PATH; the dev_overrides warning of plan/apply is not compared with terraform');
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'fs-ops-dev-'));
+  try {
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'terraform-provider-null'), `#!/bin/sh\nexec ${process.execPath} ${join(process.cwd(), 'dist/cli.js')} provider serve null\n`);
+    chmodSync(join(bin, 'terraform-provider-null'), 0o755);
+    const rc = join(root, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "example.com/x/null" = "${bin}"\n  }\n  direct {}\n}\n`);
+    const env = { TF_CLI_CONFIG_FILE: rc, HOME: root };
+    const tf = 'terraform {\n  required_providers {\n    null = {\n      source = "example.com/x/null"\n    }\n  }\n}\n\nresource "null_resource" "a" {}\n';
+    const tfDir = workspace(root, 'tf', tf);
+    const fsDir = workspace(root, 'fs', tf);
+    // null_resource ids are random; -json lines carry timestamps.
+    const mask = (s: string) => normJson(s).replace(/\b\d{15,20}\b/g, 'ID').replace(/after \d+s/g, 'after Ns');
+    const steps: { argv: string[]; before?: (dir: string) => void; after?: (dir: string) => void }[] = [
+      { argv: ['plan', '-no-color'] },
+      { argv: ['plan', '-json'] },
+      { argv: ['plan'] },
+      { argv: ['plan', '-no-color'], before: (d) => writeFileSync(join(d, 'bad.tf'), 'resource "null_resource" "b" {\n'), after: (d) => rmSync(join(d, 'bad.tf')) },
+      { argv: ['apply', '-auto-approve', '-no-color'] },
+      { argv: ['refresh', '-no-color'] },
+      { argv: ['plan', '-destroy', '-out=d.tfplan', '-no-color'] },
+      { argv: ['apply', '-no-color', 'd.tfplan'] },
+      { argv: ['apply', '-auto-approve', '-json'] },
+      { argv: ['destroy', '-auto-approve', '-no-color'] },
+    ];
+    for (const s of steps) {
+      s.before?.(tfDir);
+      s.before?.(fsDir);
+      const want = runTerraform(tfDir, s.argv, env);
+      const got = await runForesight(fsDir, s.argv, env);
+      s.after?.(tfDir);
+      s.after?.(fsDir);
+      assert.equal(mask(got.out), mask(want.out), s.argv.join(' '));
+      assert.equal(got.code, want.code, s.argv.join(' '));
+      const warned = /Provider development overrides are in effect/.test(got.out);
+      assert.equal(warned, s.argv[0] !== 'refresh', `${s.argv.join(' ')}: the warning ${warned ? 'printed' : 'missing'}`);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

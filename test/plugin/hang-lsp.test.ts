@@ -70,6 +70,7 @@ test('runs: a graceful cancel of an apply hung in a plugin provider sends StopPr
         ['error', 'Stopped', 'The provider was asked to stop while applying: context canceled.'],
         ['error', 'execution halted', ''],
         ['error', 'execution halted', ''],
+        ['warning', 'Provider development overrides are in effect', `The following provider development overrides are set in the CLI configuration:\n - example.com/test/random in ${h.bin}\n\nThe behavior may therefore not match any released version of the provider and applying changes may cause the state to become incompatible with published releases.`],
       ],
     );
     const st = JSON.parse(readFileSync(join(dir, 'terraform.tfstate'), 'utf8')) as { resources: { name: string }[] };

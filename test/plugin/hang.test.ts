@@ -71,7 +71,7 @@ async function interruptedApply(tool: 'terraform' | 'foresight', dir: string, h:
     } catch {
       leftover = false;
     }
-    return { status: status as number | null, stdout: tool === 'terraform' ? stripOverrideWarning(stdout) : stdout, stderr, leftover };
+    return { status: status as number | null, stdout: stripOverrideWarning(stdout), stderr, leftover };
   } finally {
     try {
       process.kill(-child.pid!, 'SIGKILL');
