@@ -1,15 +1,12 @@
 // `foresight show [-json] [-no-color] [PATH]`: Terraform's show command for states (show.go, views/show.go):
 // the current workspace's state (no PATH) or a state file (PATH), rendered by command/format/state.ts or, with
 // -json, by command/jsonstate.ts, with the schemas of built-in providers and of installed provider binaries
-// (binarySchemas). Saved plan files are shown by a renderer registered with `setPlanShower`
+// (cli/schemas.ts). Saved plan files are shown by a renderer registered with `setPlanShower`
 // (the plan engine's), since plans are not this module's business.
 
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { marshalModules, marshalOutputs, marshalState, providerFQN, stateSchemas, type SchemaSource } from '../command/jsonstate';
-import { binaryProvider, locate } from '../plugin/client/factory';
-import { findBuiltinProvider } from '../providers/builtin/index';
-import type { Schema } from '../providers/schema';
+import { marshalModules, marshalOutputs, marshalState } from '../command/jsonstate';
 import { renderHumanState } from '../command/format/state';
 import { error, hasErrors, type Diagnostic } from '../diags/diagnostic';
 import { renderDiagnosticsView } from '../diags/render';
@@ -17,6 +14,7 @@ import { State } from '../states/state';
 import { readStateFile } from '../states/statefile';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
+import { stateProviderSchemas } from './schemas';
 import { backendConfigErrors, diagsErrorText, loadConfig, localBackend, parseFlags, wantsHelp } from './state/meta';
 
 /** Shows a saved plan file: returns undefined when `bytes` is not a plan file, else the exit status. */
@@ -33,44 +31,8 @@ interface Snapshot {
   state: State;
 }
 
-/**
- * The schemas of the state's providers that are binaries (not built in), as Terraform loads them for show: the
- * installed provider (lock file + .terraform/providers, or dev_overrides) answers GetProviderSchema, from the disk
- * schema cache when it holds that package's schema, else by starting the provider (stopped again at once).
- * A provider that cannot be found or started keeps the schema-less rendering.
- */
-async function binarySchemas(state: State, io: CliIO): Promise<Map<string, { resourceTypes: Record<string, Schema>; dataSources: Record<string, Schema> }>> {
-  const out = new Map<string, { resourceTypes: Record<string, Schema>; dataSources: Record<string, Schema> }>();
-  const fqns = new Set<string>();
-  for (const [, r] of state.allResources()) fqns.add(providerFQN(r.provider));
-  const env = io.env ?? process.env;
-  for (const fqn of fqns) {
-    if (findBuiltinProvider(fqn)) continue;
-    try {
-      const loc = await locate(io.cwd, fqn, env);
-      if (loc.kind !== 'binary') continue;
-      const p = binaryProvider(io.cwd, loc, env);
-      try {
-        const resp = await p.getProviderSchema();
-        if (!resp.diagnostics.some((d) => d.severity === 'error')) out.set(fqn, { resourceTypes: resp.resourceTypes, dataSources: resp.dataSources });
-      } finally {
-        await p.close();
-      }
-    } catch {
-      // the schema-less rendering
-    }
-  }
-  return out;
-}
-
 async function display(snap: Snapshot | null, json: boolean, color: boolean, io: CliIO): Promise<number> {
-  const state = snap?.state ?? new State();
-  const builtin = await stateSchemas(state);
-  const binaries = await binarySchemas(state, io);
-  const schemas: SchemaSource = (provider, mode, type) => {
-    const b = binaries.get(provider);
-    return (b ? (mode === 'data' ? b.dataSources[type] : b.resourceTypes[type]) : undefined) ?? builtin(provider, mode, type);
-  };
+  const schemas = await stateProviderSchemas(snap?.state ?? new State(), io);
   if (json) {
     io.stdout(marshalState(snap, schemas) + '\n');
     return 0;

@@ -20,6 +20,7 @@ import { instanceAddrString, SyncState } from '../states/state';
 import type { Hooks } from './hooks';
 import type { ProviderFactory } from './context';
 import { buildConfigGraph, displayOrder, encodeObject, markObject, WalkContext } from './context';
+import { withAddr } from './planner';
 import { parseTarget } from './targets';
 
 export interface ImportHooks extends Hooks {
@@ -123,7 +124,8 @@ export async function runImport(opts: ImportOptions): Promise<{ state: State; di
   const imported = markObject(obj.state, schema);
   hooks.preRefresh?.(addr, undefined, imported);
   const rr = await provider.readResource({ typeName: addr.type, currentState: obj.state, private: obj.private, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
-  diags.push(...rr.diagnostics);
+  // The imported object's refresh places the provider's diagnostics InConfigBody of the resource, as terraform's.
+  diags.push(...rr.diagnostics.map((d) => withAddr(d, addr, node.res.config)));
   if (hasErr(rr.diagnostics)) return { state: await sync.close(), diagnostics: diags };
   if (rr.newState.isNull) {
     diags.push(

@@ -411,8 +411,11 @@ class Planner {
     return markObject(r.upgradedState, schema, o.sensitivePaths.map((p2) => fromState(p2)));
   }
 
-  /** Refreshes an object (ReadResource); returns the new value (null when gone) or undefined on errors. */
-  async refreshObject(addr: InstanceAddr, deposedKey: string | undefined, o: ObjectSrc, prior: Value, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[], importing = false): Promise<Value | undefined> {
+  /**
+   * Refreshes an object (ReadResource); returns the new value (null when gone) or undefined on errors. The provider's
+   * diagnostics are placed InConfigBody of `body`, the resource's configuration when it has one (refresh()).
+   */
+  async refreshObject(addr: InstanceAddr, deposedKey: string | undefined, o: ObjectSrc, prior: Value, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[], importing = false, body?: Body): Promise<Value | undefined> {
     if (!this.refresh && !importing) return prior;
     if (this.destroyRefresh && !importing) {
       const ca = configResourceAddr(staticPath(addr.module), resourceKey(addr));
@@ -426,7 +429,7 @@ class Planner {
     const r = await this.ctx.sem.run(() =>
       p.provider.readResource({ typeName: addr.type, currentState: unmarked, private: privateBytes(o), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
     );
-    diags.push(...r.diagnostics.map((d) => withAddr(d, addr)));
+    diags.push(...r.diagnostics.map((d) => withAddr(d, addr, body)));
     if (hasErr(r.diagnostics)) return undefined;
     let nv = r.newState;
     if (!nv.isNull) nv = markObject(markWithPaths(nv, marks), schema);
@@ -460,7 +463,7 @@ class Planner {
       if (filter && !matchesTargets(this.targets, addr)) return (await Promise.all(tasks)).every((x) => x);
       const prior = await this.upgrade(addr, o, schema, fqn, diags);
       if (prior) {
-        const nv = await this.refreshObject(addr, undefined, o, prior, schema, fqn, rs.provider, diags);
+        const nv = await this.refreshObject(addr, undefined, o, prior, schema, fqn, rs.provider, diags, false, r?.config);
         if (nv && !nv.isNull && this.mode !== 'refresh-only') {
           this.addChange({
             addr,
@@ -482,14 +485,13 @@ class Planner {
   }
 
   private async planDeposed(addr: InstanceAddr, dk: string, schema: Schema, providerAddr: string, r: Resource | undefined): Promise<boolean> {
-    void r;
     const diags: Diagnostic[] = [];
     const o = this.refreshState.state.object(addr, dk);
     if (!o) return true;
     const fqn = fqnOfProviderAddr(providerAddr);
     const prior = await this.upgrade(addr, o, schema, fqn, diags);
     if (prior) {
-      const nv = await this.refreshObject(addr, dk, o, prior, schema, fqn, providerAddr, diags);
+      const nv = await this.refreshObject(addr, dk, o, prior, schema, fqn, providerAddr, diags, false, r?.config);
       if (nv && !nv.isNull && this.mode !== 'refresh-only') {
         this.addChange({
           addr,
@@ -555,7 +557,7 @@ class Planner {
       }
       const imported = markObject(obj.state, schema);
       const src = encodeObject(imported, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false, private: obj.private });
-      const nv = await this.refreshObject(addr, undefined, src, imported, schema, n.fqn, providerAddr, diags, true);
+      const nv = await this.refreshObject(addr, undefined, src, imported, schema, n.fqn, providerAddr, diags, true, r.config);
       if (!nv || nv.isNull) {
         if (nv && nv.isNull) {
           diags.push(
@@ -577,7 +579,7 @@ class Planner {
         outDiags.push(...diags);
         return undefined;
       }
-      const nv = await this.refreshObject(addr, undefined, cur, up, schema, n.fqn, rs?.provider ?? providerAddr, diags);
+      const nv = await this.refreshObject(addr, undefined, cur, up, schema, n.fqn, rs?.provider ?? providerAddr, diags, false, r.config);
       if (!nv) {
         outDiags.push(...diags);
         return undefined;

@@ -243,6 +243,21 @@ test('validate: a provider not installed, or a binary that is not a plugin, give
   }
 });
 
+/**
+ * Two copies of a workspace using example.com/x/null, which the CLI configuration in `root` points at our null
+ * provider served as a plugin (dev_overrides): one for terraform, one for foresight.
+ */
+function devOverrideWorkspaces(root: string): { env: Record<string, string>; tfDir: string; fsDir: string } {
+  const bin = join(root, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'terraform-provider-null'), `#!/bin/sh\nexec ${process.execPath} ${join(process.cwd(), 'dist/cli.js')} provider serve null\n`);
+  chmodSync(join(bin, 'terraform-provider-null'), 0o755);
+  const rc = join(root, 'cli.tfrc');
+  writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "example.com/x/null" = "${bin}"\n  }\n  direct {}\n}\n`);
+  const tf = 'terraform {\n  required_providers {\n    null = {\n      source = "example.com/x/null"\n    }\n  }\n}\n\nresource "null_resource" "a" {}\n';
+  return { env: { TF_CLI_CONFIG_FILE: rc, HOME: root }, tfDir: workspace(root, 'tf', tf), fsDir: workspace(root, 'fs', tf) };
+}
+
 test('validate with dev_overrides: Terraform\'s "Provider development overrides are in effect" warning first', async (t) => {
   if (!hasTerraform) {
     t.skip('terraform not installed');
@@ -251,16 +266,7 @@ test('validate with dev_overrides: Terraform\'s "Provider development overrides 
   }
   const root = mkdtempSync(join(tmpdir(), 'fs-validate-dev-'));
   try {
-    const bin = join(root, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'terraform-provider-null'), `#!/bin/sh\nexec ${process.execPath} ${join(process.cwd(), 'dist/cli.js')} provider serve null\n`);
-    chmodSync(join(bin, 'terraform-provider-null'), 0o755);
-    const rc = join(root, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "example.com/x/null" = "${bin}"\n  }\n  direct {}\n}\n`);
-    const env = { TF_CLI_CONFIG_FILE: rc, HOME: root };
-    const tf = 'terraform {\n  required_providers {\n    null = {\n      source = "example.com/x/null"\n    }\n  }\n}\n\nresource "null_resource" "a" {}\n';
-    const tfDir = workspace(root, 'tf', tf);
-    const fsDir = workspace(root, 'fs', tf);
+    const { env, tfDir, fsDir } = devOverrideWorkspaces(root);
     // -json, -no-color and colour (where the "Success!" line wraps differently, as Terraform wraps colourised text).
     for (const argv of [['validate', '-json'], ['validate', '-no-color'], ['validate']]) {
       const want = runTerraform(tfDir, argv, env);
@@ -282,16 +288,7 @@ test('plan, apply, a saved plan, destroy and refresh with dev_overrides: the war
   }
   const root = mkdtempSync(join(tmpdir(), 'fs-ops-dev-'));
   try {
-    const bin = join(root, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'terraform-provider-null'), `#!/bin/sh\nexec ${process.execPath} ${join(process.cwd(), 'dist/cli.js')} provider serve null\n`);
-    chmodSync(join(bin, 'terraform-provider-null'), 0o755);
-    const rc = join(root, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "example.com/x/null" = "${bin}"\n  }\n  direct {}\n}\n`);
-    const env = { TF_CLI_CONFIG_FILE: rc, HOME: root };
-    const tf = 'terraform {\n  required_providers {\n    null = {\n      source = "example.com/x/null"\n    }\n  }\n}\n\nresource "null_resource" "a" {}\n';
-    const tfDir = workspace(root, 'tf', tf);
-    const fsDir = workspace(root, 'fs', tf);
+    const { env, tfDir, fsDir } = devOverrideWorkspaces(root);
     // null_resource ids are random; -json lines carry timestamps.
     const mask = (s: string) => normJson(s).replace(/\b\d{15,20}\b/g, 'ID').replace(/after \d+s/g, 'after Ns');
     const steps: { argv: string[]; before?: (dir: string) => void; after?: (dir: string) => void }[] = [

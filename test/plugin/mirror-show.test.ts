@@ -1,4 +1,4 @@
-// `foresight show` with a provider binary installed from a filesystem mirror (issue 10: show needs the schemas of
+// `foresight show` and `state show` with a provider binary installed from a filesystem mirror (issue 10: show needs the schemas of
 // binary providers, as terraform loads them): the state's map attribute renders as the schema says (`"a" = "b"`,
 // a map, not an inferred object), and the text and -json output equal terraform's on the same directory; the
 // schema comes from the disk schema cache on the next run. Skips with a notice without terraform.
@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, foresight, harness, hasTerraform, terraform, workspace } from './_served';
 
-test('show and show -json of a state written with a provider binary equal terraform show', { skip: !hasTerraform && 'terraform not installed' }, () => {
+test('show, show -json and state show of a state written with a provider binary equal terraform\'s', { skip: !hasTerraform && 'terraform not installed' }, () => {
   if (!hasTerraform) return void console.log('# SKIP: terraform is not on PATH');
   const h = harness({ providers: [] });
   try {
@@ -25,7 +25,7 @@ test('show and show -json of a state written with a provider binary equal terraf
     assert.equal(foresight(dir, ['init', '-no-color'], env).status, 0);
     const a = foresight(dir, ['apply', '-auto-approve', '-no-color'], env);
     assert.equal(a.status, 0, a.stdout + a.stderr);
-    for (const args of [['show', '-no-color'], ['show', '-json']]) {
+    for (const args of [['show', '-no-color'], ['show', '-json'], ['state', 'show', '-no-color', 'random_pet.q'], ['state', 'show', '-no-color', 'random_password.p']]) {
       const f = foresight(dir, args, env);
       const t = terraform({ ...h, env }, dir, args);
       assert.equal(t.status, 0, t.stderr);
@@ -33,6 +33,8 @@ test('show and show -json of a state written with a provider binary equal terraf
       assert.equal(f.status, 0);
     }
     assert.match(foresight(dir, ['show', '-no-color'], env).stdout, /keepers += \{\n {8}"a" = "b"\n {4}\}/);
+    assert.match(foresight(dir, ['state', 'show', '-no-color', 'random_pet.q'], env).stdout, /keepers += \{\n {8}"a" = "b"\n {4}\}/);
+    assert.match(foresight(dir, ['state', 'show', '-no-color', 'random_password.p'], env).stdout, /result += \(sensitive value\)/);
     assert.equal(readdirSync(join(h.root, 'schemas')).length, 1, 'the schema was cached by package hash');
   } finally {
     h.dispose();

@@ -10,6 +10,7 @@ import { isAbsolute, join } from 'node:path';
 import { instanceAddrString, instanceKeySuffix, parseModuleInstance, type State } from '../../states/state';
 import { readStateFile, TERRAFORM_VERSION, writeStateFile } from '../../states/statefile';
 import { helpText } from '../help/index';
+import { stateProviderSchemas } from '../schemas';
 import type { CliIO } from '../io';
 import { parseInstance } from './addr';
 import { lookupInstances } from './lookup';
@@ -156,7 +157,7 @@ export async function runStateShow(rawArgs: string[], io: CliIO): Promise<number
     return 1;
   }
   const provider = providerFQN(rs.provider);
-  const schema = (await stateSchemas(state))(provider, rs.mode, rs.type);
+  const schema = (await stateProviderSchemas(state, io))(provider, rs.mode, rs.type);
   const res: JResource = {
     address: instanceAddrString(addr),
     mode: rs.mode,
