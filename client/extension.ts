@@ -150,7 +150,7 @@ class Extension {
         }),
       );
     const handlers: Record<keyof typeof Commands, (a: unknown) => unknown> = {
-      restartServer: () => this.restart(),
+      restartLanguageServer: () => this.restart(),
       plan: (a) => this.plan(a, 'normal'),
       planDestroy: (a) => this.plan(a, 'destroy'),
       refreshState: (a) => this.refresh(a),
@@ -165,6 +165,7 @@ class Extension {
       showOutput: (a) => this.showOutput(a),
       showInState: (a) => this.showInState(a),
       refreshResource: (a) => this.targeted(a, 'refresh'),
+      openExample: (a) => this.openExample(a),
     };
     for (const [key, id] of Object.entries(Commands)) reg(id, handlers[key as keyof typeof Commands]);
   }
@@ -251,6 +252,26 @@ class Extension {
       this.output.error(`The language server did not start: ${e instanceof Error ? e.message : String(e)}`);
       void vscode.window.showErrorMessage('Foresight: the language server did not start; see the Foresight output.');
     }
+  }
+
+  /**
+   * The welcome view's link: the example workspace (examples/ of the extension) copied once into the extension's
+   * global storage, so the user's runs write their state there and never into the installed extension, then opened.
+   */
+  private async openExample(arg: unknown): Promise<string> {
+    const src = vscode.Uri.joinPath(this.context.extensionUri, 'examples');
+    const dest = vscode.Uri.joinPath(this.context.globalStorageUri, 'example-workspace');
+    const exists = await vscode.workspace.fs.stat(dest).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      await vscode.workspace.fs.createDirectory(this.context.globalStorageUri);
+      await vscode.workspace.fs.copy(src, dest, { overwrite: false });
+    }
+    const open = !(arg && typeof arg === 'object' && (arg as { open?: unknown }).open === false);
+    if (open) await vscode.commands.executeCommand('vscode.openFolder', dest);
+    return dest.fsPath;
   }
 
   private async restart(): Promise<void> {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run package`: builds the bundles and packs the extension into foresight-<version>.vsix with @vscode/vsce.
 // The .vsix holds only what scripts/vscode-e2e/stage-extension.mjs lays out: package.json, dist/ (bundles,
-// WebAssembly, the fcntl lock addon), syntaxes/, language-configuration.json, media/ (icons), README.md, LICENSE.
+// WebAssembly, the fcntl lock addon), syntaxes/, language-configuration.json, media/ (icons), README.md, LICENSE,
+// examples/ and docs/images/.
 // Prints the file list and checks that nothing else slipped in.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,12 +1,13 @@
 // Lays out the extension as it ships (what `npm run package` puts in the .vsix): package.json, dist/ (bundles,
 // tree-sitter WebAssembly, and the fcntl lock addon under dist/native/ where flock.ts finds it), syntaxes/,
-// language-configuration.json, media/ (icons), README.md, LICENSE. Used by the package script, the demo and
+// language-configuration.json, media/ (icons), README.md, LICENSE, examples/ (the example workspace the welcome
+// view's "Open Example Workspace" copies) and docs/images/ (README's screenshots). Used by the package script, the demo and
 // the UI test, so they all run the extension a user installs, not the development tree.
 //   stageExtension(root, dest) → dest
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const SHIPPED = ['package.json', 'dist', 'syntaxes', 'language-configuration.json', 'media', 'README.md', 'LICENSE'];
+export const SHIPPED = ['package.json', 'dist', 'syntaxes', 'language-configuration.json', 'media', 'README.md', 'LICENSE', 'examples', 'docs/images'];
 
 export function stageExtension(root, dest) {
   fs.rmSync(dest, { recursive: true, force: true });

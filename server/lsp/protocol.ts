@@ -49,7 +49,7 @@ export namespace AnalysisStatusNotification {
 
 /** Command identifiers contributed by the extension (package.json "contributes.commands"). */
 export const Commands = {
-  restartServer: 'foresight.restartServer',
+  restartLanguageServer: 'foresight.restartLanguageServer',
   plan: 'foresight.plan',
   planDestroy: 'foresight.planDestroy',
   refreshState: 'foresight.refreshState',
@@ -66,6 +66,11 @@ export const Commands = {
   showInState: 'foresight.showInState',
   /** Resources tree: refresh only this resource (-refresh-only -target). */
   refreshResource: 'foresight.refreshResource',
+  /**
+   * Copies the example workspace that ships with the extension into the extension's storage (once) and opens it;
+   * with `{ open: false }` (tests) it only copies and returns the folder's path.
+   */
+  openExample: 'foresight.openExample',
 } as const;
 
 /** The argument run commands accept from code lenses, tree menus and tests. */

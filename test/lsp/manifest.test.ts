@@ -93,7 +93,7 @@ test('the manifest contributes the views, their menus, keybindings, settings and
   assert.equal(titles[Commands.selectWorkspace], 'Select Workspace');
   assert.equal(titles[Commands.cancelRun], 'Cancel Run');
   assert.equal(titles[Commands.showOutput], 'Show Output');
-  assert.equal(titles[Commands.restartServer], 'Restart Language Server');
+  assert.equal(titles[Commands.restartLanguageServer], 'Restart Language Server');
 
   // One activity bar container holding the two views; the icons ship with the extension.
   assert.deepEqual(c.viewsContainers.activitybar.map((x) => x.id), ['foresight']);
@@ -107,7 +107,8 @@ test('the manifest contributes the views, their menus, keybindings, settings and
   // Welcome: without .tf files, an Open Folder link; untrusted, why runs are off.
   const welcome = c.viewsWelcome.filter((w) => w.view === 'foresight.resources');
   const noFiles = welcome.find((w) => w.when?.includes('!foresight.hasTerraformFiles'));
-  assert.ok(noFiles && noFiles.contents.includes('(command:vscode.openFolder)') && noFiles.contents.includes('example'));
+  assert.ok(noFiles && noFiles.contents.includes('(command:vscode.openFolder)') && noFiles.contents.includes(`(command:${Commands.openExample})`));
+  assert.equal(titles[Commands.openExample], 'Open Example Workspace');
   const untrusted = welcome.find((w) => w.when?.includes('!isWorkspaceTrusted'));
   assert.ok(untrusted && untrusted.contents.includes('not trusted'));
 
@@ -177,7 +178,10 @@ test('the packaged extension (the .vsix file set) is self-contained', async () =
   const dest = join(mkdtempSync(join(tmpdir(), 'foresight-stage-')), 'ext');
   try {
     stageExtension(root, dest);
-    assert.deepEqual(readdirSync(dest).sort(), ['LICENSE', 'README.md', 'dist', 'language-configuration.json', 'media', 'package.json', 'syntaxes']);
+    assert.deepEqual(readdirSync(dest).sort(), ['LICENSE', 'README.md', 'dist', 'docs', 'examples', 'language-configuration.json', 'media', 'package.json', 'syntaxes']);
+    // README's screenshots and the example workspace the welcome view opens are inside the package.
+    for (const m of readFileSync(join(root, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)) assert.ok(existsSync(join(dest, m[1])), `${m[1]} is packaged`);
+    assert.ok(existsSync(join(dest, 'examples/main.tf')));
     const m = JSON.parse(readFileSync(join(dest, 'package.json'), 'utf8')) as FullManifest & Manifest & { devDependencies?: unknown };
     assert.equal(m.devDependencies, undefined);
     assert.deepEqual(m.scripts, {});

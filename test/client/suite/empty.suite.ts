@@ -3,6 +3,8 @@
 /// <reference types="mocha" />
 
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ForesightApi } from '../../../client/extension';
 import { Commands } from '../../../server/lsp/protocol';
@@ -29,6 +31,19 @@ suite('Foresight in a workspace without .tf files', () => {
       assert.deepEqual(api.runs(), []);
     });
   }
+
+  test('Open Example Workspace (the welcome view\'s link) copies the shipped example into the extension\'s storage, once', async () => {
+    const dir = await vscode.commands.executeCommand<string | undefined>(Commands.openExample, { open: false });
+    assert.ok(dir, api.lastError());
+    const ext = vscode.extensions.getExtension('foresight.foresight')!;
+    for (const f of ['main.tf', 'variables.tf', 'outputs.tf', 'terraform.tfvars', 'modules/greeting/main.tf'])
+      assert.equal(fs.readFileSync(path.join(dir, f), 'utf8'), fs.readFileSync(path.join(ext.extensionPath, 'examples', f), 'utf8'), f);
+    assert.ok(!dir.startsWith(ext.extensionPath), 'runs in the example never write into the installed extension');
+    // A second use keeps the user's copy (and its state) as it is.
+    fs.writeFileSync(path.join(dir, 'terraform.tfstate'), '{}');
+    assert.equal(await vscode.commands.executeCommand<string | undefined>(Commands.openExample, { open: false }), dir);
+    assert.equal(fs.readFileSync(path.join(dir, 'terraform.tfstate'), 'utf8'), '{}');
+  });
 
   test('Apply Saved Plan without a plan says to plan first', async () => {
     assert.equal(await vscode.commands.executeCommand(Commands.applySavedPlan), undefined);

@@ -260,6 +260,48 @@ suite('Foresight extension', () => {
     fs.writeFileSync(path.join(ws, 'terraform.tfvars'), 'environment  = "staging"\nserver_count = 3\n');
   });
 
+  test('Apply This Resource (tree menu): confirms and applies only the target; the other instances keep their state', async function () {
+    const inputOf = (key: string) => (stateFile()!.resources.find((r) => r.name === 'bucket')!.instances as { index_key?: unknown; attributes: { input?: unknown } }[]).find((i) => i.index_key === key)!.attributes.input;
+    fs.writeFileSync(path.join(ws, 'terraform.tfvars'), 'environment  = "prod"\nserver_count = 3\n');
+    try {
+      let seen: Confirmation | undefined;
+      api.setConfirmHandler(async (c) => {
+        seen = c;
+        return true;
+      });
+      const node = api.resources.instances().find((i) => i.address === 'terraform_data.bucket["logs"]');
+      assert.ok(node);
+      const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.applyResource, node);
+      assert.ok(seen, 'the confirmation was asked');
+      assert.match(seen.detail ?? '', /0 to add, 1 to change, 0 to destroy\./);
+      assert.match(seen.detail ?? '', /terraform_data\.bucket\["logs"\]/);
+      assert.doesNotMatch(seen.detail ?? '', /bucket\["assets"\]/);
+      assert.ok(r && r.status === 'succeeded', api.lastError());
+      assert.equal(r.kind, 'apply');
+      assert.deepEqual(r.summary, { add: 0, change: 1, destroy: 0, import: 0, replace: 0 });
+      assert.deepEqual(r.resources.map((x) => [x.address, x.state]), [['terraform_data.bucket["logs"]', 'done']]);
+      assert.deepEqual(inputOf('logs'), { value: 'foresight-prod-logs', type: 'string' });
+      assert.deepEqual(inputOf('assets'), { value: 'foresight-staging-assets', type: 'string' }, 'the other instance is untouched');
+    } finally {
+      fs.writeFileSync(path.join(ws, 'terraform.tfvars'), 'environment  = "staging"\nserver_count = 3\n');
+    }
+    // Back to the workspace's own values, approved from code (the argument's autoApprove).
+    const back = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.applyResource, { targets: ['terraform_data.bucket["logs"]'], autoApprove: true });
+    assert.ok(back && back.status === 'succeeded', api.lastError());
+    assert.deepEqual(inputOf('logs'), { value: 'foresight-staging-logs', type: 'string' });
+  });
+
+  test('Refresh This Resource (tree menu) runs a refresh-only apply of the target alone', async function () {
+    const node = api.resources.instances().find((i) => i.address === 'terraform_data.server[1]');
+    assert.ok(node);
+    const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.refreshResource, node);
+    assert.ok(r, api.lastError());
+    assert.equal(r.kind, 'refresh');
+    assert.equal(r.status, 'succeeded', JSON.stringify(r.diagnostics));
+    assert.deepEqual(r.resources.map((x) => [x.address, x.operation, x.state]), [['terraform_data.server[1]', 'refresh', 'done']]);
+    assert.equal(instanceCount(), 6);
+  });
+
   test('Refresh State runs a refresh-only apply', async function () {
     const r = await vscode.commands.executeCommand<RunInfo | undefined>(Commands.refreshState, {});
     assert.ok(r, api.lastError());
@@ -326,7 +368,7 @@ suite('Foresight extension', () => {
 
   test('Restart Language Server: the server comes back and answers', async function () {
     const before = api.runs().length;
-    await vscode.commands.executeCommand(Commands.restartServer);
+    await vscode.commands.executeCommand(Commands.restartLanguageServer);
     await api.ready();
     // The old server's runs stay in the history under ids that cannot clash with the new server's.
     assert.equal(api.runs().length, before);
