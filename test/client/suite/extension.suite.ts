@@ -1,9 +1,7 @@
 // The extension in a real VS Code (code-server's workbench), on a copy of examples/ that the runner made and
 // initialised: activation, every command, the Resources and Runs trees after plan and apply, the apply
 // confirmation (declined, confirmed, never skipped for destroy), the planned diff editor, cancellation.
-//
-// Tests that need a foresight/* request the language server does not implement yet skip with a printed
-// notice naming the request (the server side is issue 7's, landing separately); nothing passes silently.
+// Later tests start from the state the earlier ones left (they run in order, as a user would).
 /// <reference types="mocha" />
 
 import * as assert from 'node:assert/strict';
