@@ -386,7 +386,10 @@ class Extension {
   // ---- views ------------------------------------------------------------------------------------------------
 
   private lockTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Lock info of the process holding the state lock, when the backend records it (local, http; pg keeps none). */
+  /**
+   * Who holds the state lock: the lock info file (local), the holding PostgreSQL session (pg), the holder a refused
+   * run was told of (http); absent when the backend cannot tell.
+   */
   private lockHolder: StateRequest.Result['lock'];
 
   private async loadState(directory: string): Promise<StateRequest.Result['resources']> {

@@ -37,6 +37,20 @@ export interface Locker {
   /** Releases the lock `id`; fails with a LockError when `id` does not match the current lock. */
   unlock(id: string): Promise<void>;
 }
+/** Who holds a state's lock, as the editor shows it (Terraform's lock info fields where the storage keeps them). */
+export interface LockHolder {
+  id: string;
+  who: string;
+  operation: string;
+  created: string;
+}
+/**
+ * Optional capability: tells who holds the lock without taking it (so asking never races a run that is starting).
+ * null: not locked; undefined: this storage cannot tell.
+ */
+export interface LockProber {
+  lockHolder(): Promise<LockHolder | null | undefined>;
+}
 /** Serial and lineage of the transient snapshot (what saved plans are checked against). */
 export interface SnapshotMeta {
   serial: number;

@@ -261,9 +261,14 @@ test('lock conflict: "HTTP remote state already locked: ID=<holder>" with our lo
     }
     assert.ok(err instanceof LockError);
     assert.equal((err as Error).message, `HTTP remote state already locked: ID=${held.ID}\n${lockInfoString(mine)}`);
-    // The holder's own lock info is kept for the editor.
+    // The holder's own lock info is kept for the editor: any manager of this lock address (a new one, as the
+    // language server's state request makes) tells it, until a lock of that address succeeds.
     assert.ok(err instanceof HttpLockError);
     assert.deepEqual((err as HttpLockError).holder, held);
+    const told = await (await backend(srv).stateMgr('default')).lockHolder();
+    assert.ok(told);
+    assert.deepEqual([told.id, told.who, told.created], [held.ID, held.Who, held.Created]);
+    assert.match(told.operation, /^OperationTypeApply \(as the lock server answered a run refused at \d{4}-\d\d-\d\dT/);
     const d = lockAcquireDiagnostic(err as Error);
     assert.equal(d.summary, 'Error acquiring the state lock');
     assert.equal(
@@ -294,6 +299,7 @@ test('lock conflict: "HTTP remote state already locked: ID=<holder>" with our lo
     await a.unlock(held.ID);
     assert.equal(srv.lock, undefined);
     assert.equal(await b.lock(mine), mine.ID);
+    assert.equal(await (await backend(srv).stateMgr('default')).lockHolder(), undefined, 'forgotten once a lock succeeded');
     // acquireLock with a timeout retries a LockError until the holder lets go.
     const c = await backend(srv).stateMgr('default');
     setTimeout(() => void b.unlock(mine.ID), 300);

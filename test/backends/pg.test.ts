@@ -427,3 +427,38 @@ test('CLI: a foresight apply killed mid-run loses no completed resource; the nex
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the editor\'s state request names the session holding the pg lock (read from pg_locks, nothing locked to ask), and none once released', { timeout: 60_000 }, async (t) => {
+  if (skipUnlessPg(t)) return;
+  const { conn } = db();
+  const dir = workdir(conn);
+  const pgmod = await import('pg');
+  // Another tool's session (terraform's lib/pq would look the same) holding the workspace's advisory lock.
+  const other = new pgmod.default.Client({ connectionString: conn, application_name: 'terraform-ci' });
+  try {
+    assert.equal(fs(dir, ['init', '-no-color']).status, 0);
+    assert.equal(fs(dir, ['apply', '-auto-approve', '-no-color']).status, 0);
+    const { readState } = await import('../../server/lsp/preview/worker');
+    assert.equal((await readState(dir)).lock, undefined, 'not locked');
+    await other.connect();
+    const id = (await other.query<{ id: string }>("SELECT id FROM terraform_remote_state.states WHERE name = 'default'")).rows[0].id;
+    await other.query(`SELECT pg_advisory_lock(${id})`);
+    const pid = (await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    const s = await readState(dir);
+    assert.equal(s.resources.length, 3, 'the state is read all the same');
+    assert.ok(s.lock, 'the lock is seen');
+    assert.equal(s.lock.id, `PostgreSQL session ${pid}`);
+    assert.match(s.lock.who, /^\S+ from (a local socket|[\d.:a-f]+), terraform-ci$/);
+    assert.equal(s.lock.operation, 'a run (PostgreSQL keeps no lock info)');
+    assert.ok(!Number.isNaN(Date.parse(s.lock.created)));
+    // The probe took nothing: a foresight run is refused as before, with Terraform's message.
+    const refused = fs(dir, ['plan', '-no-color']);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /Error acquiring the state lock/);
+    await other.query(`SELECT pg_advisory_unlock(${id})`);
+    assert.equal((await readState(dir)).lock, undefined, 'released');
+  } finally {
+    await other.end().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

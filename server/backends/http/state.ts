@@ -23,9 +23,15 @@ import { join } from 'node:path';
 import { error, warning, type Diagnostic } from '../../diags/diagnostic';
 import { applyChange, type Change, type ChangeListener, type State } from '../../states/state';
 import { newLineage, readStateFile, statesMarshalEqual, TERRAFORM_VERSION, writeStateFile, type StateFile } from '../../states/statefile';
-import type { Full, LockInfo, SnapshotMeta } from '../../states/statemgr';
+import type { Full, LockHolder, LockInfo, SnapshotMeta } from '../../states/statemgr';
 import { decodeJournal, journalApplies, JournalWriter, replayJournal } from '../local/journal';
-import type { HttpClient } from './client';
+import { HttpLockError, type HttpClient } from './client';
+
+/**
+ * The lock holder a refused LOCK of this process was answered with, by lock address, until a LOCK of that address
+ * succeeds: the http protocol has no way to ask who holds a lock without taking it (see lockHolder()).
+ */
+const refusedBy = new Map<string, { holder: LockInfo; at: string }>();
 
 export interface HttpStateOptions {
   /** Absolute data directory (.terraform or TF_DATA_DIR resolved); enables the apply journal. */
@@ -302,7 +308,15 @@ export class HttpStateManager implements Full {
 
   async lock(info: LockInfo): Promise<string> {
     const full: LockInfo = { ...info, Created: info.Created || rfc3339Nano(new Date()) };
-    const id = await this.client.lock(full);
+    const key = this.client.config.lockAddress ?? '';
+    let id: string;
+    try {
+      id = await this.client.lock(full);
+    } catch (e) {
+      if (e instanceof HttpLockError) refusedBy.set(key, { holder: e.holder, at: rfc3339Nano(new Date()) });
+      throw e;
+    }
+    refusedBy.delete(key);
     this.lockID = id;
     this.locked = true;
     return id;
@@ -315,6 +329,17 @@ export class HttpStateManager implements Full {
     this.locked = false;
     this.lockID = '';
     await this.client.unlock(id);
+  }
+
+  /**
+   * LockProber for the editor: asking an http backend who holds the lock would mean taking it (LOCK), which could
+   * refuse a run starting at that moment, so this tells only what the last refused LOCK of this process was
+   * answered with (the holder's own lock info), until a LOCK succeeds; undefined (cannot tell) otherwise.
+   */
+  async lockHolder(): Promise<LockHolder | undefined> {
+    const r = refusedBy.get(this.client.config.lockAddress ?? '');
+    if (!r) return undefined;
+    return { id: r.holder.ID, who: r.holder.Who, operation: `${r.holder.Operation} (as the lock server answered a run refused at ${r.at})`, created: r.holder.Created };
   }
 
   /** The lock ID this manager holds ('' when none or the backend has no lock_address). */

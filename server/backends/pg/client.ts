@@ -31,7 +31,7 @@ import pg from 'pg';
 import { error, warning, type Diagnostic } from '../../diags/diagnostic';
 import { applyChange, type Change, type ChangeListener, State } from '../../states/state';
 import { canonicalState, newLineage, readStateFile, TERRAFORM_VERSION, withMeta, writeStateFile, type StateFile } from '../../states/statefile';
-import { LockError, type Full, type LockInfo, type SnapshotMeta, type Workspaces } from '../../states/statemgr';
+import { LockError, type Full, type LockHolder, type LockInfo, type SnapshotMeta, type Workspaces } from '../../states/statemgr';
 import { decodeJournal, journalApplies, JournalWriter, replayJournal } from '../local/journal';
 
 export interface PgSettings {
@@ -474,6 +474,40 @@ export class PgStateManager implements Full {
     this.lockClient = client;
     this.lockID = mine.ID;
     return mine.ID;
+  }
+
+  /**
+   * Who holds this workspace's advisory lock, from pg_locks and pg_stat_activity (read only: nothing is locked to
+   * find out). PostgreSQL keeps no Terraform lock info, so the holder is the session: role, client address,
+   * application name, and since when it is connected. null when no other session holds it.
+   */
+  async lockHolder(): Promise<LockHolder | null> {
+    const client = await this.backend.pool.connect();
+    try {
+      const row = await client.query<{ id: string }>({ text: `SELECT ${TABLE}.id FROM ${this.q} WHERE ${TABLE}.name = $1`, values: [this.name] });
+      // A bigint advisory key k is (classid, objid) = (k >> 32, k & 0xffffffff) with objsubid 1; -1 is the
+      // creation lock a workspace without a row is locked with.
+      const key = row.rows.length ? BigInt(row.rows[0].id) : -1n;
+      const u = BigInt.asUintN(64, key);
+      const r = await client.query<{ pid: number; usename: string | null; client_addr: string | null; application_name: string | null; backend_start: Date | null }>({
+        text:
+          "SELECT l.pid, a.usename, host(a.client_addr) AS client_addr, a.application_name, a.backend_start FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid " +
+          "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid::bigint = $1 AND l.objid::bigint = $2 AND l.pid <> pg_backend_pid() AND l.pid <> $3 LIMIT 1",
+        values: [String(u >> 32n), String(u & 0xffffffffn), this.lockClient ? ((this.lockClient as unknown as { processID?: number }).processID ?? 0) : 0],
+      });
+      if (!r.rows.length) return null;
+      const h = r.rows[0];
+      const where = h.client_addr ? `${h.client_addr}` : 'a local socket';
+      const app = h.application_name ? `, ${h.application_name}` : '';
+      return {
+        id: `PostgreSQL session ${h.pid}`,
+        who: `${h.usename ?? 'a PostgreSQL role'} from ${where}${app}`,
+        operation: 'a run (PostgreSQL keeps no lock info)',
+        created: h.backend_start ? h.backend_start.toISOString() : 'unknown',
+      };
+    } finally {
+      client.release();
+    }
   }
 
   async unlock(_id: string): Promise<void> {

@@ -40,7 +40,7 @@ import { toWire } from '../../providers/wire';
 import { renderResourceChange } from '../../command/format/plan';
 import { outputValue } from '../../command/jsonstate';
 import { State, instanceAddrString, instanceKeyString, type InstanceAddr, type ObjectSrc, type ResourceInstance } from '../../states/state';
-import { parseLockInfo } from '../../states/statemgr';
+import { parseLockInfo, type LockProber } from '../../states/statemgr';
 import { loadConfig, providerFactory, runOperation } from '../../cli/plan';
 import { localBackend } from '../../cli/state/meta';
 import type { CliIO } from '../../cli/io';
@@ -668,7 +668,12 @@ export async function readState(dir: string): Promise<StateRequest.Result> {
   const result: StateRequest.Result = { workspace, serial: meta.serial, lineage: meta.lineage, resources: [], outputs: {} };
   const lockPath = mgr.lockInfoPath();
   const abs = isAbsolute(lockPath) ? lockPath : join(dir, lockPath);
-  if (existsSync(abs)) {
+  const prober = mgr as unknown as Partial<LockProber>;
+  if (typeof prober.lockHolder === 'function') {
+    // Remote storage that can tell who holds the lock without taking it (pg: the holding session).
+    const holder = await prober.lockHolder().catch(() => undefined);
+    if (holder) result.lock = holder;
+  } else if (existsSync(abs)) {
     try {
       const info = parseLockInfo(readFileSync(abs, 'utf8'));
       if (info) result.lock = { id: info.ID, who: info.Who, operation: info.Operation, created: info.Created };
