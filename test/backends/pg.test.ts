@@ -462,3 +462,22 @@ test('the editor\'s state request names the session holding the pg lock (read fr
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('conn_str sslmode as lib/pq reads it, in both forms: require encrypts without checking the certificate (node-postgres alone would verify it)', async () => {
+  const { connectionSettings } = await import('../../server/backends/pg/index');
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-pgssl-'));
+  try {
+    writeFileSync(join(dir, 'ca.pem'), 'CA PEM');
+    assert.deepEqual(connectionSettings('postgres://ci@db.internal/tfstate?sslmode=require'), { connectionString: 'postgres://ci@db.internal/tfstate', ssl: { rejectUnauthorized: false } });
+    assert.deepEqual(connectionSettings('postgres://postgres@/t1?host=%2Ftmp%2Fx&sslmode=disable'), { connectionString: 'postgres://postgres@/t1?host=%2Ftmp%2Fx', ssl: false });
+    assert.deepEqual(connectionSettings(`postgres://ci@db/tf?sslmode=verify-full&sslrootcert=${encodeURIComponent(join(dir, 'ca.pem'))}`), { connectionString: 'postgres://ci@db/tf', ssl: { ca: 'CA PEM', rejectUnauthorized: true } });
+    const ca = connectionSettings(`host=db dbname=tf sslmode=verify-ca sslrootcert='${join(dir, 'ca.pem')}'`) as { ssl: { ca: string; rejectUnauthorized: boolean; checkServerIdentity: () => undefined } };
+    assert.equal(ca.ssl.ca, 'CA PEM');
+    assert.equal(ca.ssl.rejectUnauthorized, true);
+    assert.equal(ca.ssl.checkServerIdentity(), undefined, 'verify-ca: any host name');
+    assert.deepEqual(connectionSettings("host=/tmp/x port=5433 user=ci dbname='my db' sslmode=require connect_timeout=5"), { host: '/tmp/x', port: 5433, user: 'ci', database: 'my db', ssl: { rejectUnauthorized: false }, connectionTimeoutMillis: 5000 });
+    assert.deepEqual(connectionSettings('postgres://ci@db/tf'), { connectionString: 'postgres://ci@db/tf' }, 'no sslmode: node-postgres decides');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -10,6 +10,7 @@
 //   numbers, booleans) of the merged backend block and -backend-config values. Nothing connects here: the
 //   schema/table/index creation Terraform's Configure does runs in PgBackend.prepare(), which the registry awaits.
 
+import { readFileSync } from 'node:fs';
 import { error, type Diagnostic } from '../../diags/diagnostic';
 import { PgBackend, type PgSettings } from './client';
 
@@ -47,22 +48,59 @@ export function quoteIdentifier(name: string): string {
 }
 
 /**
- * node-postgres connection settings for a lib/pq connection string: a postgres:// URL is passed as is; the
- * `key=value ...` form (values optionally single-quoted with backslash escapes) is mapped onto the client's fields.
+ * TLS settings for lib/pq's sslmode (the modes Terraform's driver knows): disable, require (encrypted, the
+ * certificate not checked), verify-ca (signed by sslrootcert or a trusted CA, any host name), verify-full (and the
+ * host name). sslrootcert, sslcert and sslkey name PEM files. Without sslmode: no TLS, node-postgres's default
+ * (lib/pq would insist on require; see README).
+ */
+function sslSettings(params: ReadonlyMap<string, string>): unknown {
+  const mode = params.get('sslmode');
+  if (mode === undefined) return undefined;
+  if (mode === 'disable') return false;
+  const files: Record<string, unknown> = {};
+  for (const [k, f] of [['sslrootcert', 'ca'], ['sslcert', 'cert'], ['sslkey', 'key']] as const) {
+    const path = params.get(k);
+    if (path) files[f] = readFileSync(path, 'utf8');
+  }
+  if (mode === 'require') return { ...files, rejectUnauthorized: false };
+  if (mode === 'verify-ca') return { ...files, rejectUnauthorized: true, checkServerIdentity: () => undefined };
+  return { ...files, rejectUnauthorized: true };
+}
+
+/**
+ * node-postgres connection settings for a lib/pq connection string: a postgres:// URL or the `key=value ...` form
+ * (values optionally single-quoted with backslash escapes), with sslmode as lib/pq reads it (sslSettings; node-
+ * postgres on its own would take a URL's sslmode=require as verify-full).
  */
 export function connectionSettings(connStr: string): Record<string, unknown> {
-  if (/^postgres(ql)?:\/\//.test(connStr)) return { connectionString: connStr };
+  const ssl = new Map<string, string>();
+  const SSL_KEYS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'];
   const out: Record<string, unknown> = {};
-  const re = /\s*([A-Za-z_]+)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|(\S*))/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(connStr))) {
-    const key = m[1];
-    const val = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : m[3];
-    const map: Record<string, string> = { host: 'host', port: 'port', user: 'user', password: 'password', dbname: 'database', application_name: 'application_name', connect_timeout: 'connectionTimeoutMillis' };
-    if (key === 'sslmode') out.ssl = val === 'disable' ? false : val === 'require' ? { rejectUnauthorized: false } : true;
-    else if (key === 'connect_timeout') out.connectionTimeoutMillis = Number(val) * 1000;
-    else if (map[key]) out[map[key]] = key === 'port' ? Number(val) : val;
+  if (/^postgres(ql)?:\/\//.test(connStr)) {
+    // The query by hand: WHATWG URL refuses lib/pq's `postgres://user@/db?host=/socket/dir` (no host).
+    const q = connStr.indexOf('?');
+    const params = new URLSearchParams(q >= 0 ? connStr.slice(q + 1) : '');
+    for (const k of SSL_KEYS) {
+      const v = params.get(k);
+      if (v !== null) ssl.set(k, v);
+      params.delete(k);
+    }
+    const rest = params.toString();
+    out.connectionString = (q >= 0 ? connStr.slice(0, q) : connStr) + (rest ? `?${rest}` : '');
+  } else {
+    const re = /\s*([A-Za-z_]+)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|(\S*))/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(connStr))) {
+      const key = m[1];
+      const val = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : m[3];
+      const map: Record<string, string> = { host: 'host', port: 'port', user: 'user', password: 'password', dbname: 'database', application_name: 'application_name' };
+      if (SSL_KEYS.includes(key)) ssl.set(key, val);
+      else if (key === 'connect_timeout') out.connectionTimeoutMillis = Number(val) * 1000;
+      else if (map[key]) out[map[key]] = key === 'port' ? Number(val) : val;
+    }
   }
+  const tls = sslSettings(ssl);
+  if (tls !== undefined) out.ssl = tls;
   return out;
 }
 
