@@ -2,38 +2,25 @@
 // a throwaway cluster (scripts/pg.mjs): the preview and plan runs read the shared state; a lock held by another
 // session (as a terraform apply holds it) refuses a run with Terraform's message, the state request names the
 // holding session, and a run told to wait (lockTimeout) goes on once the lock is released.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// @ts-expect-error: a plain .mjs module without type declarations
-import { startPg } from '../../scripts/pg.mjs';
 import type { PlanRunRequest, PreviewRequest, StateRequest } from '../../server/lsp/protocol';
 import { PreviewClient } from './preview-client';
+import { throwawayCluster } from '../pg-cluster';
 
-type Pg = { connStr: string; createDb(name: string): string; stop(): void; skip?: string };
-let pg: Pg | undefined;
-let skipReason = '';
-
-before(async () => {
-  const r = (await startPg({ log: (s: string) => console.log(s) })) as Pg;
-  if (r.skip) {
-    skipReason = r.skip;
-    console.log(`# SKIP language server on pg: ${r.skip}`);
-    return;
-  }
-  pg = r;
-});
-after(() => pg?.stop());
+const cluster = throwawayCluster('language server on pg');
 
 const CLI = join(process.cwd(), 'dist/cli.js');
 const cli = (dir: string, args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, TF_IN_AUTOMATION: '1' } });
 const main = (n: number) => `resource "terraform_data" "a" {\n  count = ${n}\n  input = "v\${count.index}"\n}\n`;
 
 test('language server on pg state: preview and plan runs read it; a held lock refuses a run, is named, and a waiting run goes on when it is released', { timeout: 120_000 }, async (t) => {
-  if (!pg) return void t.skip(`PostgreSQL unavailable: ${skipReason}`);
+  const pg = cluster.pg;
+  if (!pg) return void t.skip(`PostgreSQL unavailable: ${cluster.skipReason}`);
   const conn = pg.createDb(`lsp${process.pid}`);
   const dir = mkdtempSync(join(tmpdir(), 'foresight-lsp-pg-'));
   writeFileSync(join(dir, 'main.tf'), main(2));

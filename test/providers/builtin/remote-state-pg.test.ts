@@ -3,29 +3,15 @@
 // pg backend is read by the data source, in the default and a named workspace, and by terraform 1.11.4 alike where
 // terraform is installed (skipped with a printed notice otherwise).
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// @ts-expect-error plain ES module without types
-import { startPg } from '../../../scripts/pg.mjs';
+import { throwawayCluster } from '../../pg-cluster';
 
-type Pg = { connStr: string; createDb(name: string): string; stop(): void; skip?: string };
-let pg: Pg | undefined;
-let skipReason = '';
-
-before(async () => {
-  const r = (await startPg({ log: (s: string) => console.log(s) })) as Pg;
-  if (r.skip) {
-    skipReason = r.skip;
-    console.log(`# SKIP terraform_remote_state pg tests: ${r.skip}`);
-    return;
-  }
-  pg = r;
-});
-after(() => pg?.stop());
+const cluster = throwawayCluster('terraform_remote_state pg tests');
 
 const ROOT = process.cwd();
 const CLI = process.env.FORESIGHT_TEST_CLI || join(ROOT, 'dist/cli.js');
@@ -43,8 +29,9 @@ function tool(cmd: 'foresight' | 'terraform', dir: string, args: string[]) {
 }
 
 test('terraform_remote_state backend = "pg": outputs of the default and a named workspace, as terraform reads them', { timeout: 240_000 }, async (t) => {
+  const pg = cluster.pg;
   if (!pg) {
-    t.skip(`PostgreSQL unavailable: ${skipReason}`);
+    t.skip(`PostgreSQL unavailable: ${cluster.skipReason}`);
     return;
   }
   const conn = pg.createDb(`rs${process.pid}`);
