@@ -191,7 +191,7 @@ class Extension {
     );
     void vscode.commands.executeCommand('setContext', 'foresight.active', true);
     void vscode.commands.executeCommand('setContext', 'foresight.trusted', vscode.workspace.isTrusted);
-    void Promise.resolve(vscode.workspace.findFiles('**/*.tf', '**/.terraform/**', 1)).then(
+    void Promise.resolve(vscode.workspace.findFiles('**/*.{tf,tf.json}', '**/.terraform/**', 1)).then(
       (f) => vscode.commands.executeCommand('setContext', 'foresight.hasTerraformFiles', f.length > 0),
       () => undefined,
     );
@@ -227,7 +227,7 @@ class Extension {
       debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
     };
     // Files changed on disk (not open, or saved by other programs) change the analysis of their module.
-    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{tf,tfvars}');
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{tf,tfvars,tf.json,tfvars.json}');
     this.context.subscriptions.push(watcher);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file', language: 'terraform' }],
@@ -463,12 +463,12 @@ class Extension {
     const folders = vscode.workspace.workspaceFolders ?? [];
     for (const f of folders) {
       if (f.uri.scheme !== 'file') continue;
-      const found = await vscode.workspace.findFiles(new vscode.RelativePattern(f, '*.tf'), null, 1);
+      const found = await vscode.workspace.findFiles(new vscode.RelativePattern(f, '*.{tf,tf.json}'), null, 1);
       if (found.length) return (this.rootDir = f.uri.fsPath);
     }
     const ed = vscode.window.activeTextEditor?.document;
     if (ed && ed.languageId === 'terraform' && ed.uri.scheme === 'file') return path.dirname(ed.uri.fsPath);
-    const any = await vscode.workspace.findFiles('**/*.tf', '**/{.terraform,modules}/**', 1);
+    const any = await vscode.workspace.findFiles('**/*.{tf,tf.json}', '**/{.terraform,modules}/**', 1);
     if (any.length) return (this.rootDir = path.dirname(any[0].fsPath));
     throw new RequestFailed('No Terraform configuration (.tf files) in this workspace.');
   }

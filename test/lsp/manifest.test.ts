@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Commands } from '../../server/lsp/protocol';
 
@@ -103,6 +103,7 @@ test('the manifest contributes the views, their menus, keybindings, settings and
   assert.deepEqual(c.views.foresight.map((v) => [v.id, v.name]), [['foresight.resources', 'Resources'], ['foresight.runs', 'Runs']]);
   for (const v of ['foresight.resources', 'foresight.runs']) assert.ok(m.activationEvents.includes(`onView:${v}`));
   assert.ok(m.activationEvents.includes('workspaceContains:**/*.tf'));
+  assert.ok(m.activationEvents.includes('workspaceContains:**/*.tf.json'));
 
   // Welcome: without .tf files, an Open Folder link; untrusted, why runs are off.
   const welcome = c.viewsWelcome.filter((w) => w.view === 'foresight.resources');
@@ -195,4 +196,31 @@ test('the packaged extension (the .vsix file set) is self-contained', async () =
   } finally {
     rmSync(dirname(dest), { recursive: true, force: true });
   }
+});
+
+test('.tf.json files get a JSON schema of Terraform\'s JSON syntax; it knows the top-level blocks of every valid recorded .tf.json', () => {
+  const m = json('package.json') as { contributes: { jsonValidation: { fileMatch: string[]; url: string }[] } };
+  const v = m.contributes.jsonValidation.find((j) => j.fileMatch.includes('*.tf.json'));
+  assert.ok(v);
+  const schema = JSON.parse(readFileSync(join(root, v.url), 'utf8')) as { definitions: { file: { properties: Record<string, unknown>; additionalProperties: boolean } } };
+  assert.equal(schema.definitions.file.additionalProperties, false);
+  const known = new Set(Object.keys(schema.definitions.file.properties));
+  for (const b of ['terraform', 'provider', 'variable', 'output', 'locals', 'module', 'resource', 'data', 'check', 'moved', 'import', 'removed', '//']) assert.ok(known.has(b), b);
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (e.name.endsWith('.tf.json')) files.push(join(d, e.name));
+    }
+  };
+  walk(join(root, 'test/data'));
+  let checked = 0;
+  for (const f of files) {
+    if (f.includes('/errors/')) continue; // configurations that are wrong on purpose (terraform's errors recorded)
+    const doc = JSON.parse(readFileSync(f, 'utf8')) as unknown;
+    // The root may be an array of objects (HCL's JSON syntax merges them).
+    for (const part of Array.isArray(doc) ? doc : [doc]) for (const k of Object.keys(part as object)) assert.ok(known.has(k), `${f}: ${k}`);
+    checked++;
+  }
+  assert.ok(checked >= 10, `${checked} files checked`);
 });

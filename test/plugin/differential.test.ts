@@ -6,10 +6,10 @@
 //    Foresight's engine sends, its ValidateResourceConfig requests are among Terraform's, and (where resources do
 //    not depend on each other's random results) so are the ApplyResourceChange requests; after each tool applies, the states have the same resources, attributes and
 //    sensitive paths; and each tool plans no changes on the other's state.
-//  - A provider that misbehaves on purpose (invalid plan, inconsistent result after apply): both report the same
-//    diagnostics (summary and detail) and keep the same state. Wrong types on the wire, a crash and a hang are
-//    run against Terraform (its answers are asserted); Foresight's side of those needs an out-of-process client
-//    (server/plugin/client) wired into the engine, and is checked there.
+//  - A provider that misbehaves on purpose (invalid plan, inconsistent result after apply, wrong types on the wire,
+//    a panic): Terraform and Foresight's engine drive the same served plugin and report the same diagnostics
+//    (summary and detail) and keep the same state; the faults expressible in process are checked there too.
+//    Hangs are compared command line to command line in hang.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
-// workspace/didChangeWatchedFiles: configuration files changed on disk (the client watches *.tf and
-// *.tfvars); the directories of open documents they affect are re-analysed.
+// workspace/didChangeWatchedFiles: configuration files changed on disk (the client watches *.tf, *.tfvars and
+// their JSON forms); the directories of open documents they affect are re-analysed.
 
 import type { DidChangeWatchedFilesParams } from 'vscode-languageserver';
 import { uriToPath } from '../documents';
