@@ -84,7 +84,10 @@ try {
   // A reference to an undeclared variable, typed (not saved): the diagnostic appears.
   await page.keyboard.press('Control+End');
   await page.keyboard.press('Enter');
-  await page.keyboard.type('output "oops" {\nvalue = var.nope');
+  // Inserted whole, not typed key by key: auto-closing of '{' depends on how far the tokenizer has got with the
+  // characters before it, which on a loaded machine left the block unclosed (a syntax error instead of the one
+  // this step is about).
+  await page.keyboard.insertText('output "oops" {\n  value = var.nope\n}\n');
   await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30000 });
   check(true, 'a squiggle marks the undeclared variable');
   await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)').catch(() => runCommand(page, 'View: Toggle Problems (Errors, Warnings, Infos)'));
