@@ -477,6 +477,11 @@ test('conn_str sslmode as lib/pq reads it, in both forms: require encrypts witho
     assert.equal(ca.ssl.checkServerIdentity(), undefined, 'verify-ca: any host name');
     assert.deepEqual(connectionSettings("host=/tmp/x port=5433 user=ci dbname='my db' sslmode=require connect_timeout=5"), { host: '/tmp/x', port: 5433, user: 'ci', database: 'my db', ssl: { rejectUnauthorized: false }, connectionTimeoutMillis: 5000 });
     assert.deepEqual(connectionSettings('postgres://ci@db/tf'), { connectionString: 'postgres://ci@db/tf' }, 'no sslmode: node-postgres decides');
+    // A certificate file that cannot be read is a configuration error, not a crash.
+    const bad = configurePgBackend({ conn_str: `postgres://ci@db/tf?sslmode=verify-full&sslrootcert=${encodeURIComponent(join(dir, 'missing.pem'))}` }, {});
+    assert.equal(bad.backend, undefined);
+    assert.equal(bad.diagnostics[0].summary, 'Invalid backend configuration');
+    assert.match(bad.diagnostics[0].detail ?? '', /^conn_str: ENOENT: no such file or directory, open '.*missing\.pem'$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -159,5 +159,12 @@ export function configurePgBackend(
     persistIntervalMs: opts.persistIntervalMs,
   };
   if (diags.length) return { diagnostics: diags };
-  return { backend: new PgBackend(settings, connectionSettings(settings.connStr)), diagnostics: [] };
+  let connection: Record<string, unknown>;
+  try {
+    connection = connectionSettings(settings.connStr);
+  } catch (e) {
+    // An sslrootcert/sslcert/sslkey that cannot be read (lib/pq fails the connection the same way).
+    return { diagnostics: [error('Invalid backend configuration', `conn_str: ${(e as Error).message}`)] };
+  }
+  return { backend: new PgBackend(settings, connection), diagnostics: [] };
 }
