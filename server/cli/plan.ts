@@ -26,7 +26,7 @@ import type { Hooks } from '../engine/hooks';
 import { hasChanges } from '../plans/plan';
 import { startBuiltinProvider } from '../providers/builtin';
 import { externalProvider } from '../plugin/client/factory';
-import { devOverridesWarning, loadCliConfig } from '../plugin/discovery';
+import { devOverrideWarnings } from '../plugin/discovery';
 import type { Provider } from '../providers/provider';
 import { State } from '../states/state';
 import { TERRAFORM_VERSION as STATE_TF_VERSION, writeStateFile } from '../states/statefile';
@@ -330,12 +330,6 @@ function noConfigDiag(verb: Verb): Diagnostic {
   );
 }
 
-/** Meta.providerDevOverrideRuntimeWarnings: a warning when the CLI configuration's dev_overrides are in effect. */
-async function devOverrideWarnings(io: CliIO): Promise<Diagnostic[]> {
-  const d = devOverridesWarning((await loadCliConfig(io.cwd, io.env ?? process.env)).devOverrides);
-  return d ? [d] : [];
-}
-
 export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: OperationExtensions): Promise<number> {
   if (raw.some((a) => a === '-help' || a === '-h' || a === '--help')) {
     io.stdout(helpText(verb));
@@ -359,7 +353,7 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
     return 1;
   }
   const cfg = await loadConfig(io, a.color);
-  const dev = verb === 'refresh' ? [] : await devOverrideWarnings(io);
+  const dev = verb === 'refresh' ? [] : await devOverrideWarnings(io.cwd, io.env);
   if (!('module' in cfg)) {
     view.diagnostics([...dev, ...cfg.diags], cfg.render);
     return 1;
@@ -607,7 +601,7 @@ async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO):
     view.diagnostics(backendErrorDiagnostics(e), { color: a.color });
     return 1;
   }
-  const dev = await devOverrideWarnings(io);
+  const dev = await devOverrideWarnings(io.cwd, io.env);
   if (dev.length) view.diagnostics(dev, { color: a.color });
   const ui = makeUi(io, a.color);
   let lockId: string | undefined;

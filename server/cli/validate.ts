@@ -11,7 +11,7 @@ import { validateDirectory } from '../config/validate';
 import { providerValidationDiagnostics } from '../engine/validate';
 import { providerFactory } from './plan';
 import { treeRequirements } from '../providers/resolve';
-import { devOverridesWarning, loadCliConfig } from '../plugin/discovery';
+import { devOverrideWarnings } from '../plugin/discovery';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -49,8 +49,7 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   // The provider part of Terraform's validate walk (engine/validate.ts) with the working directory's providers: the
   // built-in ones and the binaries `init` installed (server/plugin/client/factory.ts), located from `cwd`.
   // Terraform warns first when dev_overrides are in effect (Meta.providerDevOverrideRuntimeWarnings).
-  const devWarning = devOverridesWarning((await loadCliConfig(cwd, (io as { env?: Readonly<Record<string, string | undefined>> }).env ?? process.env)).devOverrides);
-  if (devWarning) res.diagnostics.unshift(devWarning);
+  res.diagnostics.unshift(...(await devOverrideWarnings(cwd, (io as { env?: Readonly<Record<string, string | undefined>> }).env)));
   if (res.module && !hasErrors(res.diagnostics)) {
     const env = (io as { env?: Readonly<Record<string, string | undefined>> }).env;
     const providers = providerFactory({ cwd, env });

@@ -550,6 +550,12 @@ export function devOverridesWarning(overrides: ReadonlyMap<string, string>): Dia
   };
 }
 
+/** Meta.providerDevOverrideRuntimeWarnings: the warning of the CLI configuration seen from `workDir`, if any. */
+export async function devOverrideWarnings(workDir: string, env: Env = process.env): Promise<Diagnostic[]> {
+  const d = devOverridesWarning((await loadCliConfig(workDir, env)).devOverrides);
+  return d ? [d] : [];
+}
+
 // ---- installation sources for init -------------------------------------------------------------------------
 
 /** A version of a provider that init can install, and where from. */

@@ -29,7 +29,7 @@ import { dirname, isAbsolute, join, basename } from 'node:path';
 import { error, warning, type Diagnostic } from '../../diags/diagnostic';
 import { applyChange, type Change, type ChangeListener, State } from '../../states/state';
 import { canonicalState, newLineage, readStateFile, statesMarshalEqual, TERRAFORM_VERSION, withMeta, writeStateFile, type StateFile } from '../../states/statefile';
-import { LockError, lockInfoJSON, parseLockInfo, type Full, type LockInfo, type SnapshotMeta } from '../../states/statemgr';
+import { LockError, lockInfoJSON, parseLockInfo, type Full, type LockHolder, type LockInfo, type SnapshotMeta } from '../../states/statemgr';
 import { rewriteInPlace, writeFileAtomic } from './atomic';
 import { lockFd, lockingMode, unlockFd } from './flock';
 import { decodeJournal, journalApplies, journalPath, JournalWriter, replayJournal } from './journal';
@@ -351,6 +351,13 @@ export class FilesystemStateManager implements Full {
     const info = parseLockInfo(text);
     if (!info) return { err: `state file ${JSON.stringify(this.readPath)} locked, but could not unmarshal lock info: invalid JSON` };
     return { info };
+  }
+
+  /** LockProber: the holder recorded in the lock info file, null when there is none. */
+  async lockHolder(): Promise<LockHolder | null | undefined> {
+    if (!existsSync(this.abs(this.lockInfoPath()))) return null;
+    const { info } = this.lockInfo();
+    return info ? { id: info.ID, who: info.Who, operation: info.Operation, created: info.Created } : undefined;
   }
 
   async lock(info: LockInfo): Promise<string> {

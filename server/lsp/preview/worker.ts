@@ -19,7 +19,7 @@
 // diagnostics in results, never as thrown exceptions.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
@@ -40,7 +40,7 @@ import { toWire } from '../../providers/wire';
 import { renderResourceChange } from '../../command/format/plan';
 import { outputValue } from '../../command/jsonstate';
 import { State, instanceAddrString, instanceKeyString, type InstanceAddr, type ObjectSrc, type ResourceInstance } from '../../states/state';
-import { parseLockInfo, type LockProber } from '../../states/statemgr';
+import type { LockProber } from '../../states/statemgr';
 import { loadConfig, providerFactory, runOperation } from '../../cli/plan';
 import { localBackend } from '../../cli/state/meta';
 import type { CliIO } from '../../cli/io';
@@ -666,21 +666,10 @@ export async function readState(dir: string): Promise<StateRequest.Result> {
   const state = mgr.read() ?? new State();
   const meta = mgr.meta();
   const result: StateRequest.Result = { workspace, serial: meta.serial, lineage: meta.lineage, resources: [], outputs: {} };
-  const lockPath = mgr.lockInfoPath();
-  const abs = isAbsolute(lockPath) ? lockPath : join(dir, lockPath);
-  const prober = mgr as unknown as Partial<LockProber>;
-  if (typeof prober.lockHolder === 'function') {
-    // Remote storage that can tell who holds the lock without taking it (pg: the holding session).
-    const holder = await prober.lockHolder().catch(() => undefined);
-    if (holder) result.lock = holder;
-  } else if (existsSync(abs)) {
-    try {
-      const info = parseLockInfo(readFileSync(abs, 'utf8'));
-      if (info) result.lock = { id: info.ID, who: info.Who, operation: info.Operation, created: info.Created };
-    } catch {
-      // released meanwhile
-    }
-  }
+  // Every backend's manager tells who holds its lock without taking it (local: the lock info file; pg: the holding
+  // session; http: what a refused run was told).
+  const holder = await (mgr as unknown as Partial<LockProber>).lockHolder?.().catch(() => undefined);
+  if (holder) result.lock = holder;
   for (const m of state.modules.values()) {
     for (const r of m.resources.values()) {
       for (const inst of r.instances.values()) {
