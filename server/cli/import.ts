@@ -12,6 +12,7 @@ import { renderDiagnosticsView } from '../diags/render';
 import { collectVariableValues, parseVariableValues, splitVarFlags } from '../config/variables';
 import { DEFAULT_CLIENT_CAPABILITIES } from '../providers/provider';
 import { encodeObject, markObject, providerConfigAddr, providerFqn, resourceProviderLocal } from '../engine/context';
+import { checkReadResult, importWriteOnlyDiagnostics } from '../engine/contracts';
 import { applyChange, instanceAddrString, State } from '../states/state';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
@@ -112,6 +113,9 @@ export async function runImport(rawArgs: string[], io: CliIO): Promise<number> {
     io.stdout(colorize(`[reset][bold]${shown}: Importing from ID ${JSON.stringify(id)}...`, color) + '\n');
     const ir = await provider.importResourceState({ typeName: addr.type, id, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
     if (hasErrors(ir.diagnostics)) return fail(ir.diagnostics);
+    const cfgAddr = (addr.module ? addr.module + '.' : '') + providerConfigAddr(fqn, local.alias);
+    const wo = ir.importedResources.flatMap((r) => importWriteOnlyDiagnostics(schema.block, r.state, cfgAddr, shown));
+    if (hasErrors(wo)) return fail([...ir.diagnostics, ...wo]);
     io.stdout(colorize(`[reset][bold][green]${shown}: Import prepared!`, color) + '\n');
     for (const r of ir.importedResources) io.stdout(colorize(`[reset][green]  Prepared ${r.typeName} for import`, color) + '\n');
     const state = mgr.read();
@@ -125,10 +129,13 @@ export async function runImport(rawArgs: string[], io: CliIO): Promise<number> {
     }
     const imp = ir.importedResources[0];
     if (!imp) return fail([error('Import returned no resources', `While attempting to import with ID ${id}, the provider returned no instance states.`)]);
+    if (imp.typeName === '') return fail([error(`import of ${shown} didn't set type`)]);
     const idShown = objectValueID(imp.state);
     io.stdout(colorize(`[reset][bold]${shown}: Refreshing state...${idShown ? ` [id=${idShown}]` : ''}`, color) + '\n');
     const rr = await provider.readResource({ typeName: addr.type, currentState: imp.state, private: imp.private, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
     if (hasErrors(rr.diagnostics)) return fail(rr.diagnostics);
+    const read = checkReadResult(schema.block, rr.newState, fqn, cfgAddr, shown);
+    if (!read.ok) return fail([...rr.diagnostics, ...read.diags]);
     if (rr.newState.isNull)
       return fail([
         error(

@@ -25,7 +25,7 @@ import type { Plan, PlanMode } from '../plans/plan';
 import type { Hooks } from '../engine/hooks';
 import { hasChanges } from '../plans/plan';
 import { startBuiltinProvider } from '../providers/builtin';
-import { externalProvider } from '../plugin/client/factory';
+import { externalProvider, preferDevOverride } from '../plugin/client/factory';
 import { devOverrideWarnings } from '../plugin/discovery';
 import type { Provider } from '../providers/provider';
 import { State } from '../states/state';
@@ -212,7 +212,12 @@ export function parseOperationArgs(verb: Verb, raw: string[]): { args?: Operatio
 export function providerFactory(io?: { cwd: string; env?: Readonly<Record<string, string | undefined>> }): (fqn: string) => Provider | undefined {
   const cache = new Map<string, Provider | undefined>();
   return (fqn) => {
-    if (!cache.has(fqn)) cache.set(fqn, startBuiltinProvider(fqn, io ? { workingDir: io.cwd } : {}) ?? (io && !fqn.startsWith('terraform.io/builtin/') ? externalProvider({ workDir: io.cwd, env: io.env, fqn }) : undefined));
+    if (!cache.has(fqn)) {
+      const builtin = startBuiltinProvider(fqn, io ? { workingDir: io.cwd } : {});
+      const external = io && !fqn.startsWith('terraform.io/builtin/') ? () => externalProvider({ workDir: io.cwd, env: io.env, fqn }) : undefined;
+      // A dev_overrides entry for a built-in provider's address wins, as Terraform runs the overriding binary.
+      cache.set(fqn, builtin && external ? preferDevOverride(builtin, external, io!.cwd, fqn, io!.env) : builtin ?? external?.());
+    }
     return cache.get(fqn);
   };
 }

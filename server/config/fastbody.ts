@@ -33,7 +33,9 @@ function unsure(): never {
  * `diags` would receive "Expression too deeply nested" errors; a file with any is left to the other path.
  */
 export function fastBody(st: SynStructure, src: SourceText, _diags: Diagnostic[] = []): Body | undefined {
-  if (treeSitterRejects(src.text)) return undefined;
+  // Text with a lone UTF-16 surrogate (never read from a file, only possible in unsaved editor text) counts its
+  // columns as tree-sitter's UTF-8 transcoding does: left to the tree-sitter path.
+  if (treeSitterRejects(src.text) || LONE_SURROGATE.test(src.text)) return undefined;
   try {
     const b = new Builder(st.toks, src);
     const body = b.body(st.items, 0);
@@ -384,6 +386,8 @@ function stringLitText(quoted: string): string {
  * through the tree path; a number directly before `...` the syntax check scans as one token): numbers with an exponent, calls of functions named true/false/null, a splat `[ * ]` written with blanks, and a block comment
  * still open at the end of the file.
  */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export function treeSitterRejects(text: string): boolean {
   // A block comment left open at the end of the file (the syntax check lets it run to the end).
   const open = text.lastIndexOf('/*');

@@ -784,18 +784,33 @@ function decodeProvider(b: Block, diags: Diagnostic[]): ProviderConfig {
   return { name, alias, aliasRange: aliasAttr?.expr.range, nameRange: b.labelRanges[0], declRange: b.defRange, body: c.rest };
 }
 
-function decodeConditions(blocks: Block[], kind: Condition['kind'], diags: Diagnostic[]): Condition[] {
-  return blocks
-    .filter((x) => x.type === kind)
-    .map((x) => {
-      const cc = content(
-        x.body,
-        { attributes: [{ name: 'condition', required: true }, { name: 'error_message', required: kind !== 'assert' || true }], blocks: [] },
-        false,
-        diags,
-      );
-      return { kind, condition: cc.attrs.get('condition')?.expr, errorMessage: cc.attrs.get('error_message')?.expr, range: x.defRange };
-    });
+/** The condition blocks of one kind; a check's assert with errors is left out, as Terraform leaves it out. */
+function decodeConditions(blocks: Block[], kind: Condition['kind'], outDiags: Diagnostic[]): Condition[] {
+  const out: Condition[] = [];
+  for (const x of blocks) {
+    if (x.type !== kind) continue;
+    const diags: Diagnostic[] = [];
+    const c = decodeCondition(x, kind, diags);
+    outDiags.push(...diags);
+    if (kind !== 'assert' || !diags.some((d) => d.severity === 'error')) out.push(c);
+  }
+  return out;
+}
+
+function decodeCondition(x: Block, kind: Condition['kind'], diags: Diagnostic[]): Condition {
+  const cc = content(x.body, { attributes: [{ name: 'condition', required: true }, { name: 'error_message', required: true }], blocks: [] }, false, diags);
+  const condition = cc.attrs.get('condition')?.expr;
+  // A condition that refers to nothing would always give the same answer (configs.decodeCheckRuleBlock).
+  if (condition && condition.refs.length === 0) {
+    diags.push(
+      error(
+        `Invalid ${kind} expression`,
+        'The condition expression must refer to at least one object from elsewhere in the configuration, or else its result would not be checking anything.',
+        condition.range,
+      ),
+    );
+  }
+  return { kind, condition, errorMessage: cc.attrs.get('error_message')?.expr, range: x.defRange };
 }
 
 function decodeVariable(b: Block, diags: Diagnostic[], src: SourceText): Variable {

@@ -25,9 +25,9 @@ import { resourceKey as configResourceKey } from '../config/model';
 import { evaluate } from '../lang/eval';
 import { Value } from '../lang/value';
 import { walk } from '../graph/graph';
-import { assertObjectCompatible, inconsistentFinalPlanDiagnostics, inconsistentResultDiagnostics } from '../plans/objchange/compatible';
-import { valueConformsToSchema } from '../plans/objchange/conformance';
 import { proposedNew } from '../plans/objchange/proposed';
+import { assertPlanValid, invalidPlanDiagnostics } from '../plans/objchange/valid';
+import { exactEq } from '../plans/objchange/values';
 import type { Action, Plan, ResourceInstanceChange } from '../plans/plan';
 import { markWithPaths, unmarkDeepWithPaths } from '../providers/marks';
 import { DEFAULT_CLIENT_CAPABILITIES } from '../providers/provider';
@@ -58,6 +58,7 @@ import {
 } from './context';
 import { fqnOfProviderAddr, preventDestroyDiag, withAddr } from './planner';
 import { applyIgnoreChanges } from './lifecycle';
+import { checkAppliedState, checkDataSourceResult, checkDestroyPlannedState, checkFinalPlan, checkPlannedState, checkReplacePlannedState, requiredReplaces } from './contracts';
 
 export interface ApplyOptions {
   config: Module;
@@ -354,8 +355,10 @@ class Applier {
       this.hooks.preApply?.(addr, undefined, 'Read', c.before, c.after);
       const resp = await p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
       diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
-      const failed = hasErr(resp.diagnostics);
-      const v = failed ? nullObj : markObject(markWithPaths(resp.state, configMarks), schema);
+      const chk = hasErr(resp.diagnostics) ? undefined : checkDataSourceResult(block, resp.state, c.providerAddr, addrStr);
+      if (chk) diags.push(...chk.diags);
+      const failed = !chk?.value || hasErr(chk.diags);
+      const v = failed ? nullObj : markObject(markWithPaths(chk.value!, configMarks), schema);
       this.hooks.postApply?.(addr, undefined, 'Read', v, failed);
       if (!failed) this.sync.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), c.providerAddr);
       if (this.opts.signal?.aborted) diags.push(haltedDiagnostic(), haltedDiagnostic());
@@ -382,13 +385,21 @@ class Applier {
       return undefined;
     }
     const planned = pr.plannedState;
-    if (!pr.legacyTypeSystem) {
-      const errs = assertObjectCompatible(block, plannedBefore, planned);
-      if (errs.length) {
-        diags.push(...inconsistentFinalPlanDiagnostics(errs, addrStr, n.fqn));
-        outDiags.push(...diags);
-        return undefined;
-      }
+    // The apply-time plan gets the plan's checks, then must agree with the saved change (checkPlannedChange).
+    const planErrs = replacing ? checkReplacePlannedState(block, planned, n.fqn, c.providerAddr, addrStr) : checkPlannedState(block, planned, n.fqn, c.providerAddr, addrStr);
+    if (!planErrs.length && !replacing && !pr.legacyTypeSystem) planErrs.push(...invalidPlanDiagnostics(assertPlanValid(block, unmarkedPrior, configForPlan, planned), n.fqn, addrStr));
+    let newAction: Action = c.action;
+    if (!planErrs.length && !replacing) {
+      const rr = requiredReplaces(block, pr.requiresReplace, unmarkedPrior, planned, n.fqn, addrStr);
+      planErrs.push(...rr.diags);
+      if (unmarkedPrior.isNull) newAction = 'Create';
+      else if (rr.paths.length) newAction = isTrue(r.lifecycle?.createBeforeDestroy?.text) ? 'CreateThenDelete' : 'DeleteThenCreate';
+      else newAction = planned.isWhollyKnown && exactEq(planned, unmarkedPrior) ? 'NoOp' : 'Update';
+    }
+    if (!planErrs.length) planErrs.push(...checkFinalPlan(block, c.action, newAction, plannedBefore, planned, n.fqn, addrStr));
+    if (planErrs.length) {
+      outDiags.push(...diags, ...planErrs);
+      return undefined;
     }
 
     let deposedKey: string | undefined;
@@ -401,39 +412,17 @@ class Applier {
     const resp = await p.provider.applyResourceChange({ typeName: r.type, priorState: unmarkedPrior, plannedState: planned, config: unmarkedConfig, plannedPrivate: pr.plannedPrivate });
     // Terraform's apply(): the provider's diagnostics InConfigBody of the resource (a destroy has no body).
     diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
-    let failed = hasErr(resp.diagnostics);
-    let newVal = resp.newState;
-    if (!failed && !newVal.isWhollyKnown) {
-      diags.push(
-        error(
-          'Provider returned invalid result object after apply',
-          `After the apply operation, the provider still indicated an unknown value for ${addrStr}. All values must be known after apply, so this is always a bug in the provider and should be reported in the provider's own repository. Terraform will still save the other known object values in the state.`,
-        ),
-      );
-      failed = true;
-      newVal = nullObj;
-    }
-    if (!failed && !newVal.isNull) {
-      const conf = valueConformsToSchema(block, newVal);
-      if (conf.length) {
-        diags.push(
-          ...conf.map(() =>
-            error('Provider produced invalid object', `Provider ${JSON.stringify(n.fqn)} produced an invalid value after apply for ${addrStr}. The result cannot not be saved in the Terraform state.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker.`),
-          ),
-        );
-        failed = true;
-        newVal = nullObj;
-      }
-    }
-    if (!failed && !resp.legacyTypeSystem && !newVal.isNull) {
-      const errs = assertObjectCompatible(block, planned, newVal);
-      // An error of the apply (as Terraform's apply() returns it): the object is saved, tainted when created or
-      // replacing (maybeTainted), and the hook reports a failure rather than "Creation complete".
-      if (errs.length) {
-        diags.push(...inconsistentResultDiagnostics(errs, addrStr, c.providerAddr));
-        failed = true;
-      }
-    }
+    const providerFailed = hasErr(resp.diagnostics);
+    // Core's checks on the new object (a legacy-SDK provider's inconsistencies are tolerated). An inconsistent
+    // result is an error of the apply: the object is saved, tainted when created or replacing (maybeTainted), and
+    // the hook reports a failure rather than "Creation complete".
+    const chk = checkAppliedState(block, c.action, planned, resp.newState, providerFailed, c.providerAddr, addrStr, unmarkedPrior);
+    const checkDiags = resp.legacyTypeSystem ? chk.diags.filter((d) => d.summary !== 'Provider produced inconsistent result after apply') : chk.diags;
+    diags.push(...checkDiags);
+    const failed = providerFailed || hasErr(checkDiags);
+    // No object at all (it failed type conformance or kept write-only values): the current object is removed.
+    const dropped = chk.value === undefined;
+    const newVal = dropped ? nullObj : chk.value!.isNull ? nullObj : chk.value!;
     const marked = newVal.isNull ? newVal : markObject(markWithPaths(newVal, configMarks), schema);
     this.hooks.postApply?.(addr, undefined, action, marked, failed);
     const deps = this.built.resourceDeps.get(configResourceAddr(staticPath(addr.module), resourceKey(addr))) ?? [];
@@ -444,6 +433,8 @@ class Applier {
         encodeObject(marked, schema, { status: failed && (c.action === 'Create' || replacing) ? 'tainted' : 'ready', dependencies: deps, createBeforeDestroy: cbdFlag, private: resp.private }),
         c.providerAddr,
       );
+    } else if (dropped) {
+      this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
     } else if (failed && !replacing && c.action === 'Update') {
       // Update failed without a new object: keep the prior object.
     } else if (failed && cbd && deposedKey) {
@@ -515,12 +506,21 @@ class Applier {
         this.hooks.postApply?.(addr, deposedKey, 'Delete', prior, true);
         return false;
       }
+      const nonNull = checkDestroyPlannedState(pr.plannedState, fqnOfProviderAddr(c.providerAddr), instanceAddrString(addr));
+      if (nonNull.length) {
+        diags.push(...nonNull);
+        this.hooks.postApply?.(addr, deposedKey, 'Delete', prior, true);
+        return false;
+      }
       planned = pr.plannedState;
       plannedPrivate = pr.plannedPrivate;
     }
     const resp = await e.provider.applyResourceChange({ typeName: addr.type, priorState: unmarkedPrior, plannedState: planned, config: nullObj, plannedPrivate });
     diags.push(...resp.diagnostics);
-    const failed = hasErr(resp.diagnostics);
+    // A destroy that returns an object is an error; Terraform still saves the errant object.
+    const chk = checkAppliedState(schema.block, 'Delete', planned, resp.newState, hasErr(resp.diagnostics), c.providerAddr, instanceAddrString(addr), unmarkedPrior);
+    diags.push(...chk.diags);
+    const failed = hasErr(resp.diagnostics) || hasErr(chk.diags);
     this.hooks.postApply?.(addr, deposedKey, 'Delete', failed ? prior : nullObj, failed);
     if (this.opts.signal?.aborted) diags.push(haltedDiagnostic(), haltedDiagnostic());
     if (failed) {

@@ -20,6 +20,7 @@ import { instanceAddrString, SyncState } from '../states/state';
 import type { Hooks } from './hooks';
 import type { ProviderFactory } from './context';
 import { buildConfigGraph, displayOrder, encodeObject, markObject, WalkContext } from './context';
+import { checkReadResult, importWriteOnlyDiagnostics } from './contracts';
 import { withAddr } from './planner';
 import { parseTarget } from './targets';
 
@@ -116,9 +117,16 @@ export async function runImport(opts: ImportOptions): Promise<{ state: State; di
     );
     return { state: await sync.close(), diagnostics: diags };
   }
+  const wo = ir.importedResources.flatMap((x) => importWriteOnlyDiagnostics(schema.block, x.state, node.providerAddr, instanceAddrString(addr)));
+  diags.push(...wo);
   const obj = ir.importedResources[0];
   if (!obj) {
-    diags.push(error('Import returned no resources', `While attempting to import with ID ${opts.id}, the provider returned no instance objects.`));
+    diags.push(error('Import returned no resources', `While attempting to import with ID ${opts.id}, the providerreturned no instance states.`));
+    return { state: await sync.close(), diagnostics: diags };
+  }
+  if (hasErr(wo)) return { state: await sync.close(), diagnostics: diags };
+  if (obj.typeName === '') {
+    diags.push(error(`import of ${instanceAddrString(addr)} didn't set type`));
     return { state: await sync.close(), diagnostics: diags };
   }
   const imported = markObject(obj.state, schema);
@@ -127,6 +135,9 @@ export async function runImport(opts: ImportOptions): Promise<{ state: State; di
   // The imported object's refresh places the provider's diagnostics InConfigBody of the resource, as terraform's.
   diags.push(...rr.diagnostics.map((d) => withAddr(d, addr, node.res.config)));
   if (hasErr(rr.diagnostics)) return { state: await sync.close(), diagnostics: diags };
+  const read = checkReadResult(schema.block, rr.newState, node.fqn, node.providerAddr, instanceAddrString(addr));
+  diags.push(...read.diags);
+  if (!read.ok) return { state: await sync.close(), diagnostics: diags };
   if (rr.newState.isNull) {
     diags.push(
       error(

@@ -26,8 +26,8 @@ import { applyPath, pathEquals } from '../providers/path';
 import { DEFAULT_CLIENT_CAPABILITIES } from '../providers/provider';
 import type { Schema } from '../providers/schema';
 import { impliedType } from '../providers/schema';
-import type { InstanceAddr, InstanceKey, ObjectSrc, ResourceState, State } from '../states/state';
-import { instanceAddrString, instanceKeyString, instanceKeySuffix, parseModuleInstance, resourceKey, SyncState } from '../states/state';
+import type { InstanceAddr, InstanceKey, ObjectSrc, ResourceAddr, ResourceState, State } from '../states/state';
+import { applyChange, instanceAddrString, instanceKeyString, instanceKeySuffix, parseModuleInstance, resourceKey, SyncState } from '../states/state';
 import { marshal, marshalType, unmarshal, unmarshalType } from './ctyjson';
 import { decodeBody } from './decode';
 import type { Hooks } from './hooks';
@@ -53,6 +53,24 @@ import { matchesTargets, parseTarget, parseTargets, type Target } from './target
 import { applyMoves } from './refactor';
 import { applyIgnoreChanges } from './lifecycle';
 import { attributeRange } from './validate';
+import {
+  checkDataSourceResult,
+  checkDestroyPlannedState,
+  checkImported,
+  checkPlannedState,
+  checkReadResult,
+  checkReplacePlannedState,
+  checkUpgradedState,
+  impliedProviderName,
+  isNil,
+  requiredReplaces,
+  unknownAsNull,
+  writeOnlyDiagnostics,
+} from './contracts';
+import type { MovedBlock } from '../config/model';
+import { goQuote } from '../lang/goquote';
+import { valueConformsToSchema } from '../plans/objchange/conformance';
+import { formatError, formatPath } from '../providers/path';
 import type { Body } from '../config/hclbody';
 import type { ProviderDiagnostic } from '../providers/provider';
 
@@ -398,7 +416,7 @@ class Planner {
       diags.push(
         error(
           'Resource instance managed by newer provider version',
-          `The current state of ${instanceAddrString(addr)} was created by a newer provider version than is currently selected. Upgrade the ${fqn.split('/').pop()} provider to work with this state.`,
+          `The current state of ${instanceAddrString(addr)} was created by a newer provider version than is currently selected. Upgrade the ${impliedProviderName(addr.type)} provider to work with this state.`,
         ),
       );
       return undefined;
@@ -408,6 +426,9 @@ class Planner {
     );
     diags.push(...r.diagnostics);
     if (hasErr(r.diagnostics)) return undefined;
+    const chk = checkUpgradedState(schema.block, r.upgradedState, instanceAddrString(addr), addr.type);
+    diags.push(...chk.diags);
+    if (!chk.ok) return undefined;
     return markObject(r.upgradedState, schema, o.sensitivePaths.map((p2) => fromState(p2)));
   }
 
@@ -422,7 +443,6 @@ class Planner {
       const want = this.destroyRefresh.deps.has(ca) || (this.destroyRefresh.direct.has(ca) && matchesTargets(this.targets, addr));
       if (!want) return prior;
     }
-    void fqn;
     const p = { provider: this.ctx.providerFor(providerAddr)! };
     this.hooks.preRefresh?.(addr, deposedKey, prior);
     const { value: unmarked, marks } = unmarkDeepWithPaths(prior);
@@ -431,6 +451,9 @@ class Planner {
     );
     diags.push(...r.diagnostics.map((d) => withAddr(d, addr, body)));
     if (hasErr(r.diagnostics)) return undefined;
+    const chk = checkReadResult(schema.block, r.newState, fqn, providerAddr, instanceAddrString(addr));
+    diags.push(...chk.diags);
+    if (!chk.ok) return undefined;
     let nv = r.newState;
     if (!nv.isNull) nv = markObject(markWithPaths(nv, marks), schema);
     else nv = Value.null(impliedType(schema.block));
@@ -464,7 +487,8 @@ class Planner {
       const prior = await this.upgrade(addr, o, schema, fqn, diags);
       if (prior) {
         const nv = await this.refreshObject(addr, undefined, o, prior, schema, fqn, rs.provider, diags, false, r?.config);
-        if (nv && !nv.isNull && this.mode !== 'refresh-only') {
+        const pd = nv && !nv.isNull && this.mode !== 'refresh-only' ? await this.planDestroy(addr, nv, privateBytes(this.refreshState.state.object(addr) ?? o), fqn, rs.provider, diags) : undefined;
+        if (nv && pd) {
           this.addChange({
             addr,
             prevRunAddr: addr,
@@ -474,7 +498,7 @@ class Planner {
             before: nv,
             after: Value.null(impliedType(schema.block)),
             requiredReplace: [],
-            private: privateBytes(o),
+            private: pd.private,
           });
           if (r && this.preventDestroy(r)) diags.push(preventDestroyDiag(addr, r));
         }
@@ -492,7 +516,8 @@ class Planner {
     const prior = await this.upgrade(addr, o, schema, fqn, diags);
     if (prior) {
       const nv = await this.refreshObject(addr, dk, o, prior, schema, fqn, providerAddr, diags, false, r?.config);
-      if (nv && !nv.isNull && this.mode !== 'refresh-only') {
+      const pd = nv && !nv.isNull && this.mode !== 'refresh-only' ? await this.planDestroy(addr, nv, privateBytes(this.refreshState.state.object(addr, dk) ?? o), fqn, providerAddr, diags) : undefined;
+      if (nv && pd) {
         this.addChange({
           addr,
           prevRunAddr: addr,
@@ -503,12 +528,31 @@ class Planner {
           before: nv,
           after: Value.null(impliedType(schema.block)),
           requiredReplace: [],
-          private: privateBytes(o),
+          private: pd.private,
         });
       }
     }
     this.diagnostics.push(...diags);
     return !hasErr(diags);
+  }
+
+  /**
+   * planDestroy: a provider with the plan_destroy capability is asked to plan the destroy (null proposed state and
+   * configuration) and must answer null; others are not called (the protocol client answers for them). The
+   * private data to carry into the change, or undefined on errors.
+   */
+  private async planDestroy(addr: InstanceAddr, prior: Value, priorPrivate: Uint8Array, fqn: string, providerAddr: string, diags: Diagnostic[]): Promise<{ private: Uint8Array } | undefined> {
+    if (!this.ctx.providers.get(fqn)?.schema.serverCapabilities.planDestroy) return { private: priorPrivate };
+    const p = this.ctx.providerFor(providerAddr)!;
+    const nullObj = Value.null(prior.type.kind === 'object' ? prior.type : impliedType(this.ctx.schemaOf(fqn, 'managed', addr.type)!.block));
+    const r = await this.ctx.sem.run(() =>
+      p.planResourceChange({ typeName: addr.type, priorState: unmarkDeepWithPaths(prior).value, proposedNewState: nullObj, config: nullObj, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
+    );
+    diags.push(...r.diagnostics);
+    if (hasErr(r.diagnostics)) return undefined;
+    const bad = checkDestroyPlannedState(isNil(r.plannedState) ? nullObj : r.plannedState, fqn, instanceAddrString(addr));
+    diags.push(...bad);
+    return bad.length ? undefined : { private: r.plannedPrivate };
   }
 
   preventDestroy(r: Resource): boolean {
@@ -549,17 +593,18 @@ class Planner {
         outDiags.push(...diags);
         return undefined;
       }
-      const obj = ir.importedResources.find((x) => x.typeName === r.type) ?? ir.importedResources[0];
+      const chk = checkImported(block, ir.importedResources, importId, providerAddr, addrStr);
+      diags.push(...chk.diags);
+      const obj = chk.object;
       if (!obj) {
-        diags.push(error('Import returned no resources', `While attempting to import with ID ${importId}, the provider returned no instance objects.`));
         outDiags.push(...diags);
         return undefined;
       }
       const imported = markObject(obj.state, schema);
       const src = encodeObject(imported, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false, private: obj.private });
-      const nv = await this.refreshObject(addr, undefined, src, imported, schema, n.fqn, providerAddr, diags, true, r.config);
-      if (!nv || nv.isNull) {
-        if (nv && nv.isNull) {
+      const nv = imported.isNull ? imported : await this.refreshObject(addr, undefined, src, imported, schema, n.fqn, providerAddr, diags, true, r.config);
+      if (!nv || nv.isNull || chk.failed) {
+        if (nv && nv.isNull && !chk.failed) {
           diags.push(
             error(
               'Cannot import non-existent remote object',
@@ -634,6 +679,11 @@ class Planner {
       return undefined;
     }
     let planned = resp.plannedState;
+    const conformance = checkPlannedState(block, planned, n.fqn, providerAddr, addrStr);
+    if (conformance.length) {
+      outDiags.push(...diags, ...conformance);
+      return undefined;
+    }
     if (!resp.legacyTypeSystem) {
       const errs = assertPlanValid(block, unmarkedPrior, configForPlan, planned);
       if (errs.length) {
@@ -644,20 +694,12 @@ class Planner {
     }
 
     // requiresReplace paths that actually change.
-    const reqRep: Path[] = [];
-    if (!priorForPlan.isNull) {
-      for (const path of resp.requiresReplace) {
-        const a = applyPath(unmarkedPrior, path);
-        const b = applyPath(planned, path);
-        if (a.error !== undefined && b.error !== undefined) continue;
-        if (a.error !== undefined || b.error !== undefined) {
-          reqRep.push(path);
-          continue;
-        }
-        if (b.value!.isWhollyKnown && exactEq(a.value!, b.value!)) continue;
-        if (!reqRep.some((q) => pathEquals(q, path))) reqRep.push(path);
-      }
+    const rr = requiredReplaces(block, resp.requiresReplace, unmarkedPrior, planned, n.fqn, addrStr);
+    if (rr.diags.length) {
+      outDiags.push(...diags, ...rr.diags);
+      return undefined;
     }
+    const reqRep: Path[] = rr.paths;
     const forced = this.forceReplace.length > 0 && matchesTargets(this.forceReplace, addr, true);
     const triggered = !priorForPlan.isNull && this.replaceTriggered(r, inst, rep, diags);
     const eq = planned.isWhollyKnown && exactEq(planned, unmarkedPrior);
@@ -672,24 +714,25 @@ class Planner {
     } else action = 'Update';
     let planPrivate = resp.plannedPrivate;
     if (action === 'DeleteThenCreate' || action === 'CreateThenDelete') {
-      proposed = proposedNew(block, nullObj, configForPlan);
+      // The replacement is planned from a null prior with the configuration as written (ignore_changes does not
+      // apply to a new object) and the first answer's private data. Warnings were already given by the first
+      // call; this one's diagnostics count only when they hold an error. No AssertPlanValid on this answer.
+      proposed = proposedNew(block, nullObj, unmarkedConfig);
+      const firstPrivate = planPrivate;
       resp = await this.ctx.sem.run(() =>
-        p.provider.planResourceChange({ typeName: r.type, priorState: nullObj, proposedNewState: proposed, config: configForPlan, priorPrivate: new Uint8Array(), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
+        p.provider.planResourceChange({ typeName: r.type, priorState: nullObj, proposedNewState: proposed, config: unmarkedConfig, priorPrivate: firstPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
       );
-      diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
       if (hasErr(resp.diagnostics)) {
+        diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
         outDiags.push(...diags);
         return undefined;
       }
       planned = resp.plannedState;
       planPrivate = resp.plannedPrivate;
-      if (!resp.legacyTypeSystem) {
-        const errs = assertPlanValid(block, nullObj, configForPlan, planned);
-        if (errs.length) {
-          diags.push(...invalidPlanDiagnostics(errs, n.fqn, addrStr));
-          outDiags.push(...diags);
-          return undefined;
-        }
+      const replaceErrs = checkReplacePlannedState(block, planned, n.fqn, providerAddr, addrStr);
+      if (replaceErrs.length) {
+        outDiags.push(...diags, ...replaceErrs);
+        return undefined;
       }
     }
     if (action === 'Create' && tainted) {
@@ -823,12 +866,14 @@ class Planner {
     this.hooks.preReadData?.(addr);
     const resp = await this.ctx.sem.run(() => p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
     diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
-    if (hasErr(resp.diagnostics)) {
+    const chk = hasErr(resp.diagnostics) ? undefined : checkDataSourceResult(block, resp.state, n.providerAddr, instanceAddrString(addr));
+    if (chk) diags.push(...chk.diags);
+    if (!chk?.value || hasErr(chk.diags)) {
       this.hooks.postReadData?.(addr, true);
       outDiags.push(...diags);
       return undefined;
     }
-    const v = markObject(markWithPaths(resp.state, marks), schema);
+    const v = markObject(markWithPaths(chk.value, marks), schema);
     this.hooks.postReadData?.(addr, false, v);
     this.refreshState.setResourceInstanceCurrent(addr, encodeObject(v, schema, { status: 'ready', dependencies: [], createBeforeDestroy: false }), n.providerAddr);
     if (n.mod.checks.some((c) => c.data.includes(r))) {
@@ -1001,6 +1046,81 @@ export function withAddr(d: Diagnostic, addr: InstanceAddr | string, body?: Body
   return out;
 }
 
+/**
+ * A `moved` block between resource types or providers (refactoring's crossTypeMover): the target resource's
+ * provider translates each object with MoveResourceState, and the source object is rewritten in place with the
+ * target's schema version and provider configuration, keeping its status and dependencies. Nothing happens when
+ * the target resource is not configured, or has the source's type and provider.
+ */
+async function crossTypeMove(pl: Planner, built: ReturnType<typeof buildConfigGraph>, stmt: MovedBlock, from: ResourceAddr, to: ResourceAddr, keys: InstanceAddr['key'][]): Promise<Diagnostic[]> {
+  const state = pl.refreshState.state;
+  const rs = state.resource(from);
+  const k = built.resourceNodes.get(configResourceAddr(staticPath(to.module), resourceKey(to)));
+  const n = k ? built.graph.get(k) : undefined;
+  if (!rs || n?.kind !== 'resource') return [];
+  const sourceFqn = fqnOfProviderAddr(rs.provider);
+  if (n.fqn === sourceFqn && from.type === to.type) return [];
+  const entry = pl.ctx.providers.get(n.fqn);
+  if (!entry) return [];
+  if (!entry.schema.serverCapabilities.moveResourceState) {
+    return [error('Unsupported `moved` across resource types', `The provider ${goQuote(n.fqn)} does not support moved operations across resource types and providers.`, stmt.range)];
+  }
+  const schema = entry.schema.resourceTypes[to.type];
+  if (!schema) return [];
+  const diags: Diagnostic[] = [];
+  for (const key of keys) {
+    const addr = { ...from, key };
+    const src = state.object(addr);
+    if (!src) continue;
+    const target = instanceAddrString({ ...to, key });
+    const resp = await entry.provider.moveResourceState({
+      sourceProviderAddress: sourceFqn,
+      sourceTypeName: from.type,
+      sourceSchemaVersion: src.schemaVersion,
+      sourceStateJson: src.attrsJSON ?? '',
+      sourcePrivate: privateBytes(src),
+      targetTypeName: to.type,
+    });
+    diags.push(...resp.diagnostics);
+    if (hasErr(resp.diagnostics)) continue;
+    const wo = writeOnlyDiagnostics(
+      schema.block,
+      resp.targetState,
+      'Provider returned invalid value',
+      (p) =>
+        `The provider ${goQuote(n.providerAddr)} returned a value for the write-only attribute "${target}${formatPath(p)}" during an across type move operation to ${target}. Write-only attributes cannot be read back from the provider. This is a bug in the provider, which should be reported in the provider's own issue tracker.`,
+    );
+    diags.push(...wo);
+    if (wo.length) continue;
+    if (isNil(resp.targetState)) {
+      diags.push(error('Provider returned invalid value', `The provider returned an invalid value during an across type move operation to ${target}. This is a bug in the relevant provider; Please report it.`, stmt.range));
+      continue;
+    }
+    if (!resp.targetState.isWhollyKnown) {
+      diags.push(
+        error(
+          'Provider returned invalid value',
+          `The provider ${n.providerAddr} returned an invalid value during an across type move operation: The returned state contains unknown values. This is a bug in the relevant provider; Please report it.`,
+          stmt.range,
+        ),
+      );
+    }
+    const conf = valueConformsToSchema(schema.block, resp.targetState);
+    if (conf.length) {
+      diags.push(error('Failed to encode source value', `Terraform failed to encode the value in state for ${instanceAddrString(addr)}: ${formatError(conf[0])}. This is a bug in Terraform; Please report it.`, stmt.range));
+      continue;
+    }
+    const obj = encodeObject(unknownAsNull(markObject(resp.targetState, schema)), schema, {
+      status: src.status,
+      dependencies: src.dependencies,
+      createBeforeDestroy: src.createBeforeDestroy,
+      private: resp.targetPrivate,
+    });
+    applyChange(state, { op: 'current', addr, obj, provider: n.providerAddr });
+  }
+  return diags;
+}
+
 export function preventDestroyDiag(addr: InstanceAddr, r: Resource): Diagnostic {
   return error(
     'Instance cannot be destroyed',
@@ -1067,7 +1187,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   }
   let moveDiags: Diagnostic[] = [];
   if (!hasErr(diags) && pl.mode !== 'destroy') {
-    const mv = applyMoves(opts.config, pl.refreshState.state);
+    const mv = await applyMoves(opts.config, pl.refreshState.state, (stmt, from, to, keys) => crossTypeMove(pl, built, stmt, from, to, keys));
     // Terraform validates move statements after the plan walk (postPlanValidateMoves): refresh still runs.
     moveDiags = mv.diagnostics;
     pl.moved = mv.moved;

@@ -7,10 +7,15 @@
 // destination is already occupied, is skipped (Terraform reports the latter as a warning-free no-op too when the
 // source is gone). Statements are applied in declaration order, root module first; chains (a -> b, b -> c) work
 // because each statement sees the result of the previous ones.
+//
+// A move between resource types (or providers), such as null_resource -> terraform_data, is a cross-type move:
+// before the state moves, the `crossType` callback asks the target resource's provider to translate each object
+// (MoveResourceState, Terraform's refactoring/cross_provider_move.go) and rewrites the source object in place;
+// its diagnostics join the result and the move happens either way, as in Terraform.
 
 import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
-import type { Module } from '../config/model';
+import type { Module, MovedBlock } from '../config/model';
 import type { InstanceAddr, ResourceAddr, State } from '../states/state';
 import { applyChange, instanceAddrString, instanceKeyString } from '../states/state';
 import { staticPath } from './context';
@@ -31,7 +36,13 @@ function moduleInstancesOf(state: State, staticModulePath: string): string[] {
   return [...state.modules.keys()].filter((m) => staticPath(m) === staticModulePath);
 }
 
-export function applyMoves(root: Module, state: State): MoveResult {
+/**
+ * Translates the objects of `keys` (instance keys as stored) of resource `from` for their move to `to` when the
+ * types or providers differ (it does nothing for an ordinary move), rewriting them in `state` in place.
+ */
+export type CrossTypeMover = (stmt: MovedBlock, from: ResourceAddr, to: ResourceAddr, keys: InstanceAddr['key'][]) => Promise<Diagnostic[]>;
+
+export async function applyMoves(root: Module, state: State, crossType?: CrossTypeMover): Promise<MoveResult> {
   const moved = new Map<string, InstanceAddr>();
   const diagnostics: Diagnostic[] = [];
   const record = (to: InstanceAddr, from: InstanceAddr) => {
@@ -40,20 +51,26 @@ export function applyMoves(root: Module, state: State): MoveResult {
     moved.set(instanceAddrString(to), prev);
   };
 
-  const moveResource = (from: ResourceAddr, to: ResourceAddr) => {
+  const moveResource = async (from: ResourceAddr, to: ResourceAddr, stmt?: MovedBlock) => {
     const r = state.resource(from);
     if (!r || state.resource(to)) return;
     const keys = [...r.instances.values()].map((i) => i.key);
+    if (stmt && crossType) diagnostics.push(...(await crossType(stmt, from, to, keys)));
     applyChange(state, { op: 'move-resource', from, to });
     for (const k of keys) record({ ...to, key: k }, { ...from, key: k });
   };
-  const moveInstance = (from: InstanceAddr, to: InstanceAddr) => {
+  const moveInstance = async (from: InstanceAddr, to: InstanceAddr, stmt?: MovedBlock) => {
     if (!state.instance(from) || state.instance(to)) return;
+    if (stmt && crossType) {
+      const { key, ...fr } = from;
+      const { key: _k, ...tr } = to;
+      diagnostics.push(...(await crossType(stmt, fr, tr, [key])));
+    }
     applyChange(state, { op: 'move-instance', from, to });
     record(to, from);
   };
 
-  const visit = (m: Module) => {
+  const visit = async (m: Module) => {
     for (const mv of m.moved) {
       if (!mv.from || !mv.to) continue;
       const from = parseTarget(mv.from.text.trim());
@@ -65,12 +82,12 @@ export function applyMoves(root: Module, state: State): MoveResult {
         );
         continue;
       }
-      for (const base of moduleInstancesOf(state, m.path)) applyStatement(base, from, to);
+      for (const base of moduleInstancesOf(state, m.path)) await applyStatement(base, from, to, mv);
     }
-    for (const c of m.moduleCalls.values()) if (c.module) visit(c.module);
+    for (const c of m.moduleCalls.values()) if (c.module) await visit(c.module);
   };
 
-  const applyStatement = (base: string, from: Target, to: Target) => {
+  const applyStatement = async (base: string, from: Target, to: Target, stmt: MovedBlock) => {
     const fm = joinModule(base, from.module);
     const tm = joinModule(base, to.module);
     if (from.isModule && to.isModule) {
@@ -78,7 +95,7 @@ export function applyMoves(root: Module, state: State): MoveResult {
       for (const mod of [...state.modules.keys()]) {
         if (mod !== fm && !mod.startsWith(fm + '.')) continue;
         const dest = tm + mod.slice(fm.length);
-        for (const r of [...state.modules.get(mod)!.resources.values()]) moveResource({ module: mod, mode: r.mode, type: r.type, name: r.name }, { module: dest, mode: r.mode, type: r.type, name: r.name });
+        for (const r of [...state.modules.get(mod)!.resources.values()]) await moveResource({ module: mod, mode: r.mode, type: r.type, name: r.name }, { module: dest, mode: r.mode, type: r.type, name: r.name });
       }
       return;
     }
@@ -86,30 +103,30 @@ export function applyMoves(root: Module, state: State): MoveResult {
     const fr = { module: fm, ...from.resource };
     const tr = { module: tm, ...to.resource };
     if (from.key || to.key) {
-      if (from.key && to.key) moveInstance({ ...fr, key: from.key.value }, { ...tr, key: to.key.value });
-      else if (from.key) moveInstance({ ...fr, key: from.key.value }, { ...tr, key: undefined });
-      else if (to.key) moveInstance({ ...fr, key: undefined }, { ...tr, key: to.key.value });
+      if (from.key && to.key) await moveInstance({ ...fr, key: from.key.value }, { ...tr, key: to.key.value }, stmt);
+      else if (from.key) await moveInstance({ ...fr, key: from.key.value }, { ...tr, key: undefined }, stmt);
+      else if (to.key) await moveInstance({ ...fr, key: undefined }, { ...tr, key: to.key.value }, stmt);
       return;
     }
-    moveResource(fr, tr);
+    await moveResource(fr, tr, stmt);
   };
 
-  visit(root);
+  await visit(root);
 
   // Implied moves: `count` added to a resource that had none (NoKey -> [0]), or removed ([0] -> NoKey).
-  const implied = (m: Module) => {
+  const implied = async (m: Module) => {
     for (const r of m.resources) {
       if (r.mode !== 'managed' || r.forEach) continue;
       for (const base of moduleInstancesOf(state, m.path)) {
         const rs = state.resource({ module: base, mode: r.mode, type: r.type, name: r.name });
         if (!rs) continue;
         const addr = { module: base, mode: r.mode, type: r.type, name: r.name };
-        if (r.count && rs.instances.has('') && !rs.instances.has('0')) moveInstance({ ...addr, key: undefined }, { ...addr, key: 0 });
-        else if (!r.count && rs.instances.has('0') && !rs.instances.has(instanceKeyString(undefined))) moveInstance({ ...addr, key: 0 }, { ...addr, key: undefined });
+        if (r.count && rs.instances.has('') && !rs.instances.has('0')) await moveInstance({ ...addr, key: undefined }, { ...addr, key: 0 });
+        else if (!r.count && rs.instances.has('0') && !rs.instances.has(instanceKeyString(undefined))) await moveInstance({ ...addr, key: 0 }, { ...addr, key: undefined });
       }
     }
-    for (const c of m.moduleCalls.values()) if (c.module) implied(c.module);
+    for (const c of m.moduleCalls.values()) if (c.module) await implied(c.module);
   };
-  implied(root);
+  await implied(root);
   return { moved, diagnostics };
 }

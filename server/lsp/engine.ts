@@ -13,6 +13,7 @@ import type { Diagnostic, Range } from '../diags/diagnostic';
 import { hasErrors } from '../diags/diagnostic';
 import { providerValidationDiagnostics } from '../engine/validate';
 import { startBuiltinProvider } from '../providers/builtin';
+import { missingProviderWarnings } from '../providers/resolve';
 import type { Provider } from '../providers/provider';
 import { format } from '../fmt/format';
 import { syntaxDiagnostics } from '../syntax/errors';
@@ -127,7 +128,7 @@ export async function withProviderDiagnostics(dir: string, result: ValidateResul
   // Provider binaries (worker threads with a pool, providers.ts) only for a real directory, not the single-file pass.
   const ps = analysisProviders(dir, builtinProviders, contextFree);
   const extra = await providerValidationDiagnostics(mod, { providers: ps.providers, cwd: dir, skip, throughDynamic: true, contextFree });
-  extra.push(...ps.diagnostics());
+  extra.push(...ps.diagnostics(), ...missingProviderWarnings(mod, ps.missing()));
   return extra.length ? [...result.diagnostics, ...extra] : result.diagnostics;
 }
 

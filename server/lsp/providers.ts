@@ -191,12 +191,17 @@ const QUIET = new Set(['Missing required provider', 'Required plugins are not in
 /**
  * The providers one analysis of `dir` validates with: `builtin` first (Foresight's own, allowed untrusted), then,
  * in a worker with a pool, the workspace's provider binaries. An uninitialised workspace keeps its editor quiet
- * (no "Missing required provider": validation skips what it has no schema for, as before); an untrusted one, or a
+ * (no "Missing required provider" error; withProviderDiagnostics warns at the requirement instead, from missing()); an untrusted one, or a
  * provider that fails to start, gets its diagnostic through diagnostics(), once per provider.
  */
-export function analysisProviders(dir: string, builtin: (fqn: string) => Provider | undefined, builtinOnly = false): { providers(fqn: string): Provider | undefined; diagnostics(): Diagnostic[] } {
+export function analysisProviders(
+  dir: string,
+  builtin: (fqn: string) => Provider | undefined,
+  builtinOnly = false,
+): { providers(fqn: string): Provider | undefined; diagnostics(): Diagnostic[]; missing(): ReadonlySet<string> } {
   const made = new Map<string, Provider | undefined>();
   const notes: Diagnostic[] = [];
+  const missing = new Set<string>();
   return {
     providers(fqn) {
       if (made.has(fqn)) return made.get(fqn);
@@ -206,7 +211,11 @@ export function analysisProviders(dir: string, builtin: (fqn: string) => Provide
         p = Object.create(ext) as Provider;
         p.getProviderSchema = async () => {
           const s = await ext.getProviderSchema();
-          for (const d of s.diagnostics) if (d.severity === 'error' && !QUIET.has(d.summary)) notes.push(d);
+          for (const d of s.diagnostics) {
+            if (d.severity !== 'error') continue;
+            if (QUIET.has(d.summary)) missing.add(fqn);
+            else notes.push(d);
+          }
           return s;
         };
       }
@@ -214,5 +223,7 @@ export function analysisProviders(dir: string, builtin: (fqn: string) => Provide
       return p;
     },
     diagnostics: () => notes,
+    /** Providers neither built in nor installed (their schema request said so): missingProviderWarnings. */
+    missing: () => missing,
   };
 }

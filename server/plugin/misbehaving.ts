@@ -17,8 +17,18 @@
 //                           is cancelled by the provider's StopContext does (the object is not created).
 //   - 'stuck-apply'         the third ApplyResourceChange that creates or updates never answers at all, StopProvider
 //                           or not (StopProvider itself answers): a provider stuck in a call that ignores its context.
-// Every kind only acts on resources that are being created or updated (not on destroys), and only from the
-// provider's first managed resource type onwards, so validation and configuration succeed as usual.
+// Every kind above only acts on resources that are being created or updated (not on destroys), so validation and
+// configuration succeed as usual. The kinds below break one of core's per-call contracts (reference §5) in a way
+// the wire can carry, each on the calls named:
+//   - 'unknown-read'         ReadResource returns the first known string attribute as unknown.
+//   - 'unknown-upgrade'      UpgradeResourceState returns the first known string attribute as unknown.
+//   - 'unknown-after-apply'  ApplyResourceChange (create/update) leaves the first known string attribute unknown.
+//   - 'null-after-apply'     ApplyResourceChange (create/update) returns a null object.
+//   - 'bad-requires-replace' PlanResourceChange of an update asks to replace for an attribute path that does not exist.
+//   - 'multi-import'         ImportResourceState returns its object twice.
+//   - 'null-import'          ImportResourceState returns a null object.
+//   - 'null-data'            ReadDataSource returns a null object.
+//   - 'unknown-data'         ReadDataSource returns the first known string attribute as unknown.
 
 import * as T from '../lang/types';
 import { Value } from '../lang/value';
@@ -27,7 +37,25 @@ import { impliedType } from '../providers/schema';
 import type { Msg, Method, Schemas } from './convert';
 import { marshal } from './msgpack';
 
-export const MISBEHAVIOURS = ['invalid-plan', 'inconsistent-apply', 'wrong-type', 'panic', 'hang', 'exit-apply', 'hang-apply', 'stuck-apply'] as const;
+export const MISBEHAVIOURS = [
+  'invalid-plan',
+  'inconsistent-apply',
+  'wrong-type',
+  'panic',
+  'hang',
+  'exit-apply',
+  'hang-apply',
+  'stuck-apply',
+  'unknown-read',
+  'unknown-upgrade',
+  'unknown-after-apply',
+  'null-after-apply',
+  'bad-requires-replace',
+  'multi-import',
+  'null-import',
+  'null-data',
+  'unknown-data',
+] as const;
 export type Misbehaviour = (typeof MISBEHAVIOURS)[number];
 
 /** The first attribute of the object that is a known, non-null string (attribute names in order). */
@@ -47,6 +75,12 @@ function withAttr(v: Value, name: string, x: Value): Value {
   return Value.object(m);
 }
 
+/** The object with its first known string attribute made unknown (unchanged when it has none). */
+function unknownFirstString(v: Value): Value {
+  const k = knownStringAttr(v);
+  return k ? withAttr(v, k, Value.unknown(T.String)) : v;
+}
+
 export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
   let computedOnly = new Map<string, Set<string>>();
   let releaseHang: (() => void) | undefined;
@@ -59,9 +93,32 @@ export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
       computedOnly = new Map(Object.entries(r.resourceTypes).map(([t, s]) => [t, new Set(Object.entries(s.block.attributes).filter(([, a]) => a.computed && !a.optional).map(([k]) => k))]));
       return r;
     },
+    async upgradeResourceState(req) {
+      const res = await p.upgradeResourceState(req);
+      return kind === 'unknown-upgrade' ? { ...res, upgradedState: unknownFirstString(res.upgradedState) } : res;
+    },
+    async readResource(req) {
+      const res = await p.readResource(req);
+      return kind === 'unknown-read' ? { ...res, newState: unknownFirstString(res.newState) } : res;
+    },
+    async importResourceState(req) {
+      const res = await p.importResourceState(req);
+      const first = res.importedResources[0];
+      if (!first) return res;
+      if (kind === 'multi-import') return { ...res, importedResources: [first, first] };
+      if (kind === 'null-import') return { ...res, importedResources: [{ ...first, state: Value.null(first.state.type) }] };
+      return res;
+    },
+    async readDataSource(req) {
+      const res = await p.readDataSource(req);
+      if (kind === 'null-data') return { ...res, state: Value.null(res.state.type) };
+      if (kind === 'unknown-data') return { ...res, state: unknownFirstString(res.state) };
+      return res;
+    },
     async planResourceChange(req) {
       const res = await p.planResourceChange(req);
       if (req.proposedNewState.isNull) return res;
+      if (kind === 'bad-requires-replace' && !req.priorState.isNull) return { ...res, requiresReplace: [...res.requiresReplace, [{ kind: 'attr', name: 'no_such_attribute' }]] };
       if (kind === 'panic') {
         // Like a Go panic: the trace on stderr (synchronous for pipes), then the process dies without closing
         // its connections (SIGKILL), so the client sees the transport vanish (gRPC UNAVAILABLE).
@@ -93,6 +150,8 @@ export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
         };
       }
       const res = await p.applyResourceChange(req);
+      if (kind === 'unknown-after-apply' && !req.plannedState.isNull) return { ...res, newState: unknownFirstString(res.newState) };
+      if (kind === 'null-after-apply' && !req.plannedState.isNull) return { ...res, newState: Value.null(res.newState.type) };
       if (kind === 'inconsistent-apply' && !req.plannedState.isNull) {
         const k = knownStringAttr(req.plannedState);
         if (k && !res.newState.isNull) return { ...res, newState: withAttr(res.newState, k, Value.string(res.newState.entries.get(k)!.str + '-inconsistent')) };

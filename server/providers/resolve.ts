@@ -450,6 +450,31 @@ export function providerAvailabilityDiagnostics(root: Module): Diagnostic[] {
 }
 
 /**
+ * The editor's note on providers a configuration needs but the workspace cannot run (neither built in nor
+ * installed: the validate walk's "Missing required provider"), one warning at each requirement (the
+ * required_providers entry, or the first resource type implying the provider) naming what is available. The
+ * editor warns instead of erroring, as an uninitialised workspace is normal while writing; the command line keeps
+ * Terraform's error.
+ */
+export function missingProviderWarnings(root: Module, missing: ReadonlySet<string>): Diagnostic[] {
+  if (missing.size === 0) return [];
+  const have = foresightProviders().sort((a, b) => compareProviders(a.addr, b.addr));
+  const list = have.map((a) => `  - ${providerForDisplay(a.addr)}${a.versions.length ? ' ' + a.versions.join(', ') : ''}`).join('\n');
+  const out: Diagnostic[] = [];
+  for (const [k, r] of treeRequirements(root)) {
+    if (!missing.has(k) || !r.range) continue;
+    out.push({
+      severity: 'warning',
+      summary: 'Provider not available',
+      detail: `This configuration requires provider ${providerForDisplay(r.addr)}, which is neither built into Foresight nor installed in this workspace, so its resources are not validated or previewed. Foresight does not download providers: run "foresight init" (or "terraform init") to install it from a filesystem mirror or plugin cache, or use a provider built into Foresight:\n${list}`,
+      subject: r.range,
+      source: 'provider',
+    });
+  }
+  return out;
+}
+
+/**
  * Terraform's "Redundant empty provider block" warnings (configs.validateProviderConfigs): in every module
  * but the root, empty provider blocks (nothing but `alias`, no `version`) are legacy proxy configurations;
  * one warning per provider local name (in declaration order), at the first block by range string, suggesting the

@@ -91,6 +91,8 @@ export interface Env {
   state: State;
   hooks: Hooks;
   events: string[];
+  /** Further providers recorded (by source address), for tests that override their calls too. */
+  recs: Map<string, RecordingProvider>;
 }
 
 export function newEnv(files: Record<string, string>): Env {
@@ -101,12 +103,25 @@ export function newEnv(files: Record<string, string>): Env {
     preApply: (a, dk, action) => events.push(`pre ${action} ${fmt(a)}${dk ? ' deposed' : ''}`),
     postApply: (a, dk, action, _v, failed) => events.push(`post ${action} ${fmt(a)}${dk ? ' deposed' : ''}${failed ? ' failed' : ''}`),
   };
-  return { dir, rec, state: new State(), hooks, events };
+  return { dir, rec, state: new State(), hooks, events, recs: new Map() };
 }
 
 function fmt(a: { module: string; mode: string; type: string; name: string; key: unknown }): string {
   const k = a.key === undefined ? '' : typeof a.key === 'number' ? `[${a.key}]` : `[${JSON.stringify(a.key)}]`;
   return `${a.module ? a.module + '.' : ''}${a.mode === 'data' ? 'data.' : ''}${a.type}.${a.name}${k}`;
+}
+
+/** The provider a run gets for `fqn`: the recorded ones, else the built-in provider. */
+function providerOf(env: Env, fqn: string): Provider | undefined {
+  if (fqn === TF) return env.rec.provider();
+  return env.recs.get(fqn)?.provider() ?? startBuiltinProvider(fqn);
+}
+
+/** Records (and lets a test override) the calls to one more built-in provider. */
+export function recordProvider(env: Env, fqn: string): RecordingProvider {
+  const r = new RecordingProvider(startBuiltinProvider(fqn, { workingDir: env.dir })!);
+  env.recs.set(fqn, r);
+  return r;
 }
 
 export async function doPlan(
@@ -120,7 +135,7 @@ export async function doPlan(
   return plan({
     config,
     state: env.state,
-    providers: (fqn) => (fqn === TF ? env.rec.provider() : startBuiltinProvider(fqn)),
+    providers: (fqn) => providerOf(env, fqn),
     inputs: parsed,
     mode: extra.mode,
     targets: extra.targets,
@@ -134,7 +149,7 @@ export async function doPlan(
 
 export async function doApply(env: Env, p: Plan, parallelism?: number): Promise<{ state: State; diagnostics: Diagnostic[] }> {
   const config = await load(env.dir);
-  const r = await apply(p, { config, providers: (fqn) => (fqn === TF ? env.rec.provider() : startBuiltinProvider(fqn)), cwd: env.dir, hooks: env.hooks, parallelism });
+  const r = await apply(p, { config, providers: (fqn) => providerOf(env, fqn), cwd: env.dir, hooks: env.hooks, parallelism });
   env.state = r.state;
   return r;
 }

@@ -182,6 +182,32 @@ test('untrusted workspace: no provider process, a diagnostic says why', async ()
   }
 });
 
+test('a provider neither built in nor installed: a warning at the requirement naming the available providers, no error, nothing started', async () => {
+  const w = await setup('missing');
+  const text = 'terraform {\n  required_providers {\n    acme = {\n      source = "acme/acme"\n    }\n  }\n}\n\nresource "acme_thing" "t" {}\n\nresource "gizmo_widget" "w" {\n  size = 2\n}\n\nresource "terraform_data" "ok" {}\n';
+  const dir = w.dir({ 'main.tf': text }, 'ws');
+  const c = new TestClient();
+  try {
+    await c.initialize({}, { ...NO_PREVIEW, trusted: true });
+    const uri = pathToFileURL(join(dir, 'main.tf')).href;
+    await c.open(uri, text);
+    const d = await c.waitFor('missing-provider warnings', () => (c.latest(uri)?.diagnostics.length === 2 ? c.latest(uri) : undefined), 60_000);
+    const got = d.diagnostics.map((x) => [x.severity, x.range.start.line, x.range.start.character, x.range.end.line, x.range.end.character, String(x.message).split('\n')[0]]);
+    // At the required_providers entry of acme/acme (lines 3-5), and at the type label of the first gizmo resource.
+    assert.deepEqual(got, [
+      [2, 2, 4, 4, 5, 'Provider not available'],
+      [2, 10, 9, 10, 23, 'Provider not available'],
+    ]);
+    const msg = String(d.diagnostics[0].message);
+    assert.match(msg, /requires provider acme\/acme, which is neither built into Foresight nor installed in this workspace/);
+    assert.match(msg, /run "foresight init"/);
+    for (const p of ['hashicorp/random', 'hashicorp/null', 'hashicorp/tls', 'terraform.io/builtin/terraform']) assert.ok(msg.includes(`  - ${p}`), p);
+    assert.match(String(d.diagnostics[1].message), /requires provider hashicorp\/gizmo,/);
+  } finally {
+    await c.stop();
+  }
+});
+
 test('the preview plans with the plugin provider (its pooled process, not "Provider not started")', async () => {
   const w = await setup('preview');
   const plugin = w.dir({ 'main.tf': config(FQN, '12') }, 'plugin');

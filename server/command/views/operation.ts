@@ -355,7 +355,9 @@ export class JsonView implements OperationView {
     void hasChanges;
   }
   planFailed(plan: Plan | undefined, mode: PlanMode): void {
-    if (plan && (plan.changes.some((c) => c.action !== 'NoOp') || plan.outputs.some((o) => o.action !== 'NoOp'))) this.plan(plan, mode);
+    // The JSON view renders every errored plan it is given (a change summary of zeros when nothing was planned),
+    // where the human view says "Planning failed." instead.
+    if (plan) this.plan(plan, mode);
   }
   diagnostics(diags: readonly Diagnostic[], render: RenderOptions): void {
     for (const d of diags) this.stream.diagnostic(d, render);

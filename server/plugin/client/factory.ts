@@ -8,6 +8,8 @@
 //                           Terraform's diagnostic: "Missing required provider" (no lock entry, as the engine words it
 //                           for an unknown provider), "Required plugins are not installed" (not installed, hash
 //                           mismatch), or the launch failure. Never throws.
+//   preferDevOverride(...)  a built-in provider that yields to a dev_overrides entry for its address in the CLI
+//                           configuration (decided on the first call), as Terraform uses the overriding binary.
 //   cliPluginScope(run)     the command line runs each command inside it: providers start their own processes, and all
 //                           are ended when the command is done (as Terraform kills its provider processes at the end
 //                           of each operation). Outside a scope, only a pool (setDefaultPool, the language server's,
@@ -18,7 +20,7 @@ import type { Diagnostic } from '../../diags/diagnostic';
 import { error } from '../../diags/diagnostic';
 import type * as P from '../../providers/provider';
 import { readLockFile } from '../../depsfile/locks';
-import { hashPackageDir, locateProvider, type Env, type Located } from '../discovery';
+import { hashPackageDir, loadCliConfig, locateProvider, type Env, type Located } from '../discovery';
 import { defaultSchemaCacheDir, schemaCacheAt } from '../schemacache';
 import { GrpcProvider } from './provider';
 import { PluginProcess } from './process';
@@ -142,6 +144,29 @@ export function externalProvider(opts: ExternalProviderOptions): P.Provider {
       if (t instanceof GrpcProvider) started.delete(t);
       await t.close();
     }
+  };
+  return out as unknown as P.Provider;
+}
+
+/**
+ * `builtin` unless the CLI configuration's dev_overrides name `fqn`: then the overriding binary (`external()`),
+ * as Terraform would run it. Decided once, on the first call; a configuration that cannot be read keeps the
+ * built-in provider (the commands report the configuration's own problems).
+ */
+export function preferDevOverride(builtin: P.Provider, external: () => P.Provider, workDir: string, fqn: string, env: Env = process.env): P.Provider {
+  let chosen: Promise<P.Provider> | undefined;
+  const pick = () =>
+    (chosen ??= loadCliConfig(workDir, env).then(
+      (c) => (c.devOverrides.has(fqn) ? external() : builtin),
+      () => builtin,
+    ));
+  const out: Record<string, unknown> = {};
+  for (const m of [...METHODS, 'stopProvider', 'close'] as const) {
+    out[m] = async (req?: unknown) => ((await pick()) as unknown as Record<string, (r?: unknown) => Promise<unknown>>)[m](req);
+  }
+  out.stopProvider = async () => (chosen ? (await chosen).stopProvider() : {});
+  out.close = async () => {
+    if (chosen) await (await chosen).close();
   };
   return out as unknown as P.Provider;
 }
