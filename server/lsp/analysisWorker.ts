@@ -6,7 +6,9 @@
 // uses: it forwards analyzeDirectory to the worker and formats on the main thread (fast, synchronous). An
 // analysis that exceeds the time limit is abandoned: the worker is terminated, the call rejects (the
 // scheduler logs it and keeps the previous diagnostics) and the next call starts a fresh worker, giving that
-// directory twice the time (up to 16 times the limit).
+// directory twice the time (up to 16 times the limit). Provider calls made by an analysis get half its limit
+// (the worker's pool, ./providers.ts): a hung provider gives "Provider did not answer" at the resource and its
+// process is stopped, so the analysis ends with that diagnostic instead of being abandoned.
 //
 // Order: the worker runs one analysis at a time; the requests waiting for it are served newest first, since
 // the newest comes from the directory the user touched last (many-module workspaces: the module of the file
@@ -21,7 +23,7 @@ import { parentPort, Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
 import { trace, tracing, type Logger } from './log';
-import { installWorkerProviders } from './providers';
+import { installWorkerProviders, setWorkerProviderCallTimeout } from './providers';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
 
@@ -38,6 +40,8 @@ interface Request {
   full: boolean;
   set: [string, string][];
   removed: string[];
+  /** The deadline of provider calls: half the time limit of this analysis. */
+  callTimeoutMs: number;
 }
 
 /** `ms`: the analysis's time in the worker; `heapMB`: the worker's V8 heap in use after it (for tracing). */
@@ -67,6 +71,7 @@ export function serveAnalysis(engine: Engine): void {
       for (const p of req.removed) overlays.delete(p);
       for (const [p, t] of req.set) overlays.set(p, t);
       await ready;
+      setWorkerProviderCallTimeout(req.callTimeoutMs);
       const t0 = performance.now();
       const a = await engine.analyzeDirectory(req.dir, new Map(overlays));
       const ms = performance.now() - t0;
@@ -207,7 +212,7 @@ export class WorkerEngine implements Engine {
   /** The overlays each directory's last request gave the current worker (cleared with the worker). */
   private readonly sentOverlays = new Map<string, Map<string, string>>();
 
-  private request(id: number, dir: string, overlays: Map<string, string>): Request {
+  private request(id: number, dir: string, overlays: Map<string, string>): Omit<Request, 'callTimeoutMs'> {
     const before = this.sentOverlays.get(dir);
     this.sentOverlays.set(dir, new Map(overlays));
     if (!before) return { id, dir, full: true, set: [...overlays], removed: [] };
@@ -230,7 +235,7 @@ export class WorkerEngine implements Engine {
         this.restart();
       }, limit);
       this.pending.set(id, { resolve, reject, timer, sent: performance.now() });
-      const req = this.request(id, dir, overlays);
+      const req = { ...this.request(id, dir, overlays), callTimeoutMs: Math.max(1000, Math.floor(limit / 2)) };
       if (tracing && this.log) trace(this.log, `analysis #${id} sent: ${dir}, ${req.full ? 'full' : 'delta'} ${req.set.length} set ${req.removed.length} removed`);
       w.postMessage(req);
     });

@@ -148,6 +148,14 @@ function threadId(): string {
  * Creates this worker's provider pool and makes it the default pool of externalProvider (once per thread). Returns
  * the pool, for tests and measurements.
  */
+/**
+ * The analysis worker bounds provider calls to half the time limit of each analysis, so a hung provider gives a
+ * diagnostic (the pool's "Provider did not answer") before the analysis itself would be abandoned.
+ */
+export function setWorkerProviderCallTimeout(ms: number): void {
+  if (ms > 0) installed?.pool.setCallTimeout(ms);
+}
+
 export function installWorkerProviders(): ProviderPool {
   if (installed) return installed.pool;
   if (isMainThread) throw new Error('installWorkerProviders runs in a worker thread');

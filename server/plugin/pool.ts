@@ -47,6 +47,14 @@ export class ProviderPool {
 
   constructor(private readonly opts: PoolOptions) {}
 
+  /** Changes the call deadline, for the processes running and those to come (the analysis worker's limit). */
+  setCallTimeout(ms: number): void {
+    this.opts.callTimeoutMs = ms;
+  }
+  private callTimeout(): number {
+    return this.opts.callTimeoutMs ?? 120_000;
+  }
+
   private get trusted(): boolean {
     return typeof this.opts.trusted === 'function' ? this.opts.trusted() : this.opts.trusted;
   }
@@ -83,7 +91,7 @@ export class ProviderPool {
         entry.current = undefined;
       }
       if (!entry.current) {
-        entry.current = binaryProvider(workDir, loc, env, { callTimeoutMs: this.opts.callTimeoutMs ?? 120_000 });
+        entry.current = binaryProvider(workDir, loc, env, { callTimeoutMs: () => this.callTimeout() });
         entry.starts++;
       }
       return entry.current;
@@ -110,7 +118,25 @@ export class ProviderPool {
         entry.idle = undefined;
         try {
           const p = await current();
-          return await (p as unknown as Record<string, (r?: unknown) => Promise<unknown>>)[m](req);
+          const res = (await (p as unknown as Record<string, (r?: unknown) => Promise<unknown>>)[m](req)) as { diagnostics?: Diagnostic[] };
+          if (!res?.diagnostics?.some((d) => d.detail?.includes('code = DeadlineExceeded'))) return res;
+          // Hung past the deadline: the process is stopped (the next call starts a fresh one) and the caller gets
+          // a diagnostic that says so, instead of the raw deadline error.
+          if (entry.current === p) {
+            entry.current = undefined;
+            void p.close();
+          }
+          const rpc = m[0].toUpperCase() + m.slice(1);
+          const secs = (this.callTimeout() / 1000).toFixed(0);
+          return {
+            ...res,
+            diagnostics: [
+              error(
+                'Provider did not answer',
+                `${fqn} (${loc.executable}) did not answer ${rpc} within ${secs} s, so Foresight stopped the provider process; it starts again for the next request.`,
+              ),
+            ],
+          };
         } finally {
           entry.inflight--;
           if (entry.inflight === 0) this.touch(entry);

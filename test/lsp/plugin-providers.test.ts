@@ -226,20 +226,45 @@ test('the preview plans with the plugin provider (its pooled process, not "Provi
   }
 });
 
-test('a provider that hangs: the analysis worker is abandoned after its time limit and its provider process is killed', async () => {
+test('a provider that hangs: "Provider did not answer" at the resource within half the analysis limit, the hung process is killed, the server goes on', async () => {
   const w = await setup('hang', { FAKE_MODE: 'hang-on:ValidateResourceConfig' });
+  const plugin = w.dir({ 'main.tf': config(FQN, '0') }, 'plugin');
+  const c = new TestClient();
+  try {
+    await c.initialize({}, { ...NO_PREVIEW, trusted: true, analysisTimeoutMs: 6000 });
+    const uri = pathToFileURL(join(plugin, 'main.tf')).href;
+    await c.open(uri, config(FQN, '0'));
+    const d = await c.waitFor('the hung-provider diagnostic', () => nonEmpty(c, uri), 30_000).catch((e) => {
+      throw new Error(`${e}\n${c.logs.join('\n')}`);
+    });
+    assert.deepEqual(
+      d.diagnostics.map((x) => [x.range.start.line, String(x.message).replace(/\(.*?\)/, '(EXE)')]),
+      [[10, `Provider did not answer\n\n${FQN} (EXE) did not answer ValidateResourceConfig within 3 s, so Foresight stopped the provider process; it starts again for the next request.`]],
+    );
+    assert.equal(c.logs.some((l) => l.includes('was abandoned')), false, 'the analysis itself finished');
+    const deadline = Date.now() + 8000;
+    while (children(c.proc.pid!).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(children(c.proc.pid!), [], 'the hung provider process was killed');
+    for (const [pid] of rpcs(w.log)) assert.equal(alive(Number(pid)), false);
+    assert.equal(c.alive, true, 'the server goes on');
+  } finally {
+    await c.stop();
+  }
+});
+
+test('an analysis that outlives its time limit is abandoned and its worker\'s provider processes are killed', async () => {
+  // A provider slower than the analysis limit at start-up (its handshake comes only after the limit).
+  const w = await setup('slow', { FAKE_MODE: 'slow-handshake:8000' });
   const plugin = w.dir({ 'main.tf': config(FQN, '0') }, 'plugin');
   const c = new TestClient();
   try {
     await c.initialize({}, { ...NO_PREVIEW, trusted: true, analysisTimeoutMs: 4000 });
     await c.open(pathToFileURL(join(plugin, 'main.tf')).href, config(FQN, '0'));
-    // The provider hangs in ValidateResourceConfig (or, on a slow machine, is still starting at the time limit).
     await c.waitFor('the provider process', () => children(c.proc.pid!).length > 0, 30_000);
     await c.waitFor('the abandoned analysis', () => c.logs.some((l) => l.includes('was abandoned')), 30_000);
     const deadline = Date.now() + 8000;
     while (children(c.proc.pid!).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(children(c.proc.pid!), [], "the terminated worker's provider process was killed");
-    for (const [pid] of rpcs(w.log)) assert.equal(alive(Number(pid)), false);
     assert.equal(c.alive, true, 'the server goes on');
   } finally {
     await c.stop();

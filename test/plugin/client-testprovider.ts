@@ -6,6 +6,7 @@
 //   ok                      behaves
 //   no-handshake            writes nothing and exits 1 (like a binary that is not a plugin)
 //   bad-handshake           writes a line that is not a handshake, then waits
+//   slow-handshake:<ms>     serves normally, but writes its handshake line only after <ms> milliseconds
 //   crash-on:<Rpc>          exits (status 2) when that RPC arrives, writing a Go-like panic to stderr
 //   hang-on:<Rpc>           never answers that RPC
 //   slow-on:<Rpc>:<ms>      answers that RPC correctly, after waiting <ms> milliseconds
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
   const creds = cert && clientPem ? serverCredentials(cert, clientPem) : grpc.ServerCredentials.createInsecure();
   await new Promise<void>((res, rej) => server.bindAsync(`unix:${sock}`, creds, (err) => (err ? rej(err) : res())));
   process.stderr.write(`fake provider ${name} serving protocol ${v}\n`);
+  if (mode.startsWith('slow-handshake:')) await new Promise((r) => setTimeout(r, Number(mode.slice('slow-handshake:'.length))));
   process.stdout.write(formatHandshake({ appVersion: v, network: 'unix', address: sock, serverCertDer: cert?.certDer }));
 }
 

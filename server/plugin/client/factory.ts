@@ -81,7 +81,7 @@ export async function locate(workDir: string, fqn: string, env: Env): Promise<Lo
 }
 
 /** A GrpcProvider for a located binary, with the on-disk schema cache keyed by the package hash. */
-export function binaryProvider(workDir: string, loc: Extract<Located, { kind: 'binary' }>, env: Env, extra: { callTimeoutMs?: number } = {}): GrpcProvider {
+export function binaryProvider(workDir: string, loc: Extract<Located, { kind: 'binary' }>, env: Env, extra: { callTimeoutMs?: number | (() => number | undefined) } = {}): GrpcProvider {
   const display = relative(workDir, loc.executable);
   return new GrpcProvider({
     fqn: loc.fqn,

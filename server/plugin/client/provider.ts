@@ -36,7 +36,7 @@ export interface GrpcProviderOptions {
   /** The on-disk schema cache and this binary's key in it (undefined: no caching). */
   schemaCache?: { cache: SchemaCache; key: () => Promise<string | undefined> };
   /** Per-call deadline in ms, except for ApplyResourceChange; none by default (Terraform waits forever). */
-  callTimeoutMs?: number;
+  callTimeoutMs?: number | (() => number | undefined);
   /** Called with each completed RPC's name and duration (ms), for measurements. */
   onCall?: (method: string, ms: number) => void;
 }
@@ -119,7 +119,8 @@ export class GrpcProvider implements P.Provider {
       const md = new grpc.Metadata();
       // ApplyResourceChange has no deadline: creating a real object may take as long as it takes (Terraform waits),
       // and a run that must end sooner is cancelled (StopProvider, then the forced cancel).
-      const options: grpc.CallOptions = this.opts.callTimeoutMs && method !== 'applyResourceChange' ? { deadline: Date.now() + this.opts.callTimeoutMs } : {};
+      const limit = typeof this.opts.callTimeoutMs === 'function' ? this.opts.callTimeoutMs() : this.opts.callTimeoutMs;
+      const options: grpc.CallOptions = limit && method !== 'applyResourceChange' ? { deadline: Date.now() + limit } : {};
       (proc.provider as any)[name](msg, md, options, (err: grpc.ServiceError | null, out: Msg) => {
         this.opts.onCall?.(name, performance.now() - t0);
         res(err ? { err } : { ok: out });
