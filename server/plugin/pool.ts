@@ -39,6 +39,8 @@ interface Entry {
   starts: number;
   /** Calls in progress: the idle timer runs only while there are none. */
   inflight: number;
+  /** The configuration the current process was configured with, and its answer. */
+  configured?: { proc: GrpcProvider; key: string; response: P.ConfigureProviderResponse };
 }
 
 export class ProviderPool {
@@ -113,6 +115,7 @@ export class ProviderPool {
       'stopProvider',
     ]) {
       handle[m] = async (req?: unknown) => {
+        if (m === 'configureProvider') return this.configure(entry, current, req as P.ConfigureProviderRequest);
         entry.inflight++;
         if (entry.idle) clearTimeout(entry.idle);
         entry.idle = undefined;
@@ -145,6 +148,35 @@ export class ProviderPool {
     }
     handle.close = async () => undefined;
     return handle as unknown as P.Provider;
+  }
+
+  /**
+   * ConfigureProvider through the pool. A provider process is configured once, as Terraform's are (the aws provider,
+   * for one, fails a second ConfigureProvider): the same configuration again is answered with the first answer; a
+   * different one gets a fresh process, configured with it.
+   */
+  private async configure(entry: Entry, current: () => Promise<GrpcProvider>, req: P.ConfigureProviderRequest): Promise<P.ConfigureProviderResponse> {
+    entry.inflight++;
+    if (entry.idle) clearTimeout(entry.idle);
+    entry.idle = undefined;
+    try {
+      const key = `${req.terraformVersion}\0${String(req.config)}`;
+      let p = await current();
+      const done = entry.configured;
+      if (done && done.proc === p) {
+        if (done.key === key) return done.response;
+        entry.current = undefined;
+        entry.configured = undefined;
+        void p.close();
+        p = await current();
+      }
+      const res = await p.configureProvider(req);
+      if (!res.diagnostics.some((d) => d.severity === 'error') && entry.current === p) entry.configured = { proc: p, key, response: res };
+      return res;
+    } finally {
+      entry.inflight--;
+      if (entry.inflight === 0) this.touch(entry);
+    }
   }
 
   private touch(e: Entry): void {
