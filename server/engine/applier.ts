@@ -58,7 +58,7 @@ import {
 } from './context';
 import { fqnOfProviderAddr, preventDestroyDiag, withAddr } from './planner';
 import { applyIgnoreChanges } from './lifecycle';
-import { checkAppliedState, checkDataSourceResult, checkDestroyPlannedState, checkFinalPlan, checkPlannedState, checkReplacePlannedState, requiredReplaces } from './contracts';
+import { checkAppliedState, checkDataSourceResult, checkDestroyPlannedState, checkFinalPlan, checkPlannedState, checkReplacePlannedState, requiredReplaces, unexpectedDeferral } from './contracts';
 
 export interface ApplyOptions {
   config: Module;
@@ -354,8 +354,9 @@ class Applier {
     if (c.action === 'Read') {
       this.hooks.preApply?.(addr, undefined, 'Read', c.before, c.after);
       const resp = await p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
-      diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
-      const chk = hasErr(resp.diagnostics) ? undefined : checkDataSourceResult(block, resp.state, c.providerAddr, addrStr);
+      const dataDeferred = unexpectedDeferral(resp, addrStr);
+      diags.push(...dataDeferred, ...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
+      const chk = hasErr(resp.diagnostics) || dataDeferred.length ? undefined : checkDataSourceResult(block, resp.state, c.providerAddr, addrStr);
       if (chk) diags.push(...chk.diags);
       const failed = !chk?.value || hasErr(chk.diags);
       const v = failed ? nullObj : markObject(markWithPaths(chk.value!, configMarks), schema);
@@ -379,8 +380,9 @@ class Applier {
     const configForPlan = applyIgnoreChanges(unmarkedConfig, unmarkedPrior, r.lifecycle?.ignoreChanges);
     const proposed = proposedNew(block, unmarkedPrior, configForPlan);
     const pr = await p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: configForPlan, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
-    diags.push(...pr.diagnostics.map((d) => withAddr(d, addr, r.config)));
-    if (hasErr(pr.diagnostics)) {
+    const planDeferred = unexpectedDeferral(pr, addrStr);
+    diags.push(...planDeferred, ...pr.diagnostics.map((d) => withAddr(d, addr, r.config)));
+    if (hasErr(pr.diagnostics) || planDeferred.length) {
       outDiags.push(...diags);
       return undefined;
     }

@@ -103,6 +103,21 @@ export function unknownAsNull(v: Value): Value {
   return out.markWith(v.marks);
 }
 
+/**
+ * deferring.UnexpectedProviderDeferralDiagnostic: Terraform 1.11 never allows deferrals (its client capabilities say
+ * so), so a deferred answer without errors (ReadResource, PlanResourceChange, ImportResourceState, ReadDataSource) is
+ * a provider bug; none of the call's other checks run.
+ */
+export function unexpectedDeferral(resp: { deferred?: unknown; diagnostics: readonly Diagnostic[] }, address: string): Diagnostic[] {
+  if (!resp.deferred || resp.diagnostics.some((d) => d.severity === 'error')) return [];
+  return [
+    error(
+      'Provider deferred changes when Terraform did not allow deferrals',
+      `The provider signaled a deferred action for ${goQuote(address)}, but in this context deferrals are disabled. This is a bug in the provider, please file an issue with the provider developers.`,
+    ),
+  ];
+}
+
 // ---- UpgradeResourceState (§5.1) -------------------------------------------------------------------------------
 
 /**

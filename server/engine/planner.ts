@@ -64,6 +64,7 @@ import {
   impliedProviderName,
   isNil,
   requiredReplaces,
+  unexpectedDeferral,
   unknownAsNull,
   writeOnlyDiagnostics,
 } from './contracts';
@@ -449,8 +450,9 @@ class Planner {
     const r = await this.ctx.sem.run(() =>
       p.provider.readResource({ typeName: addr.type, currentState: unmarked, private: privateBytes(o), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
     );
-    diags.push(...r.diagnostics.map((d) => withAddr(d, addr, body)));
-    if (hasErr(r.diagnostics)) return undefined;
+    const readDeferred = unexpectedDeferral(r, instanceAddrString(addr));
+    diags.push(...readDeferred, ...r.diagnostics.map((d) => withAddr(d, addr, body)));
+    if (hasErr(r.diagnostics) || readDeferred.length) return undefined;
     const chk = checkReadResult(schema.block, r.newState, fqn, providerAddr, instanceAddrString(addr));
     diags.push(...chk.diags);
     if (!chk.ok) return undefined;
@@ -588,8 +590,9 @@ class Planner {
     if (importId !== undefined && this.mode === 'normal') {
       this.hooks.prePlanImport?.(addr, importId);
       const ir = await this.ctx.sem.run(() => p.provider.importResourceState({ typeName: r.type, id: importId, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
-      diags.push(...ir.diagnostics.map((d) => withAddr(d, addr)));
-      if (hasErr(ir.diagnostics)) {
+      const importDeferred = unexpectedDeferral(ir, addrStr);
+      diags.push(...importDeferred, ...ir.diagnostics.map((d) => withAddr(d, addr)));
+      if (hasErr(ir.diagnostics) || importDeferred.length) {
         outDiags.push(...diags);
         return undefined;
       }
@@ -673,8 +676,9 @@ class Planner {
     let resp = await this.ctx.sem.run(() =>
       p.provider.planResourceChange({ typeName: r.type, priorState: unmarkedPrior, proposedNewState: proposed, config: configForPlan, priorPrivate: tainted ? new Uint8Array() : priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
     );
-    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
-    if (hasErr(resp.diagnostics)) {
+    const planDeferred = unexpectedDeferral(resp, addrStr);
+    diags.push(...planDeferred, ...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
+    if (hasErr(resp.diagnostics) || planDeferred.length) {
       outDiags.push(...diags);
       return undefined;
     }
@@ -722,8 +726,10 @@ class Planner {
       resp = await this.ctx.sem.run(() =>
         p.provider.planResourceChange({ typeName: r.type, priorState: nullObj, proposedNewState: proposed, config: unmarkedConfig, priorPrivate: firstPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
       );
-      if (hasErr(resp.diagnostics)) {
-        diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
+      const replaceDeferred = unexpectedDeferral(resp, addrStr);
+      if (hasErr(resp.diagnostics) || replaceDeferred.length) {
+        diags.push(...replaceDeferred);
+        if (hasErr(resp.diagnostics)) diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
         outDiags.push(...diags);
         return undefined;
       }
@@ -865,8 +871,9 @@ class Planner {
     }
     this.hooks.preReadData?.(addr);
     const resp = await this.ctx.sem.run(() => p.provider.readDataSource({ typeName: r.type, config: unmarkedConfig, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }));
-    diags.push(...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
-    const chk = hasErr(resp.diagnostics) ? undefined : checkDataSourceResult(block, resp.state, n.providerAddr, instanceAddrString(addr));
+    const dataDeferred = unexpectedDeferral(resp, instanceAddrString(addr));
+    diags.push(...dataDeferred, ...resp.diagnostics.map((d) => withAddr(d, addr, r.config)));
+    const chk = hasErr(resp.diagnostics) || dataDeferred.length ? undefined : checkDataSourceResult(block, resp.state, n.providerAddr, instanceAddrString(addr));
     if (chk) diags.push(...chk.diags);
     if (!chk?.value || hasErr(chk.diags)) {
       this.hooks.postReadData?.(addr, true);

@@ -29,6 +29,8 @@
 //   - 'null-import'          ImportResourceState returns a null object.
 //   - 'null-data'            ReadDataSource returns a null object.
 //   - 'unknown-data'         ReadDataSource returns the first known string attribute as unknown.
+//   - 'defer-plan'           PlanResourceChange of a create answers deferred (resource_config_unknown), though the
+//                            client capabilities said deferrals are not allowed.
 
 import * as T from '../lang/types';
 import { Value } from '../lang/value';
@@ -55,6 +57,7 @@ export const MISBEHAVIOURS = [
   'null-import',
   'null-data',
   'unknown-data',
+  'defer-plan',
 ] as const;
 export type Misbehaviour = (typeof MISBEHAVIOURS)[number];
 
@@ -118,6 +121,7 @@ export function misbehavingProvider(p: Provider, kind: Misbehaviour): Provider {
     async planResourceChange(req) {
       const res = await p.planResourceChange(req);
       if (req.proposedNewState.isNull) return res;
+      if (kind === 'defer-plan' && req.priorState.isNull) return { ...res, deferred: { reason: 'resource_config_unknown' } };
       if (kind === 'bad-requires-replace' && !req.priorState.isNull) return { ...res, requiresReplace: [...res.requiresReplace, [{ kind: 'attr', name: 'no_such_attribute' }]] };
       if (kind === 'panic') {
         // Like a Go panic: the trace on stderr (synchronous for pipes), then the process dies without closing

@@ -56,6 +56,7 @@ const SCENARIOS: Scenario[] = [
   },
   { kind: 'null-data', providers: ['null'], files: { 'main.tf': 'data "null_data_source" "d" {\n  inputs = { a = "b" }\n}\n' }, steps: [{ args: PLAN }] },
   { kind: 'unknown-data', providers: ['null'], files: { 'main.tf': 'data "null_data_source" "d" {\n  inputs = { a = "b" }\n}\n' }, steps: [{ args: PLAN }] },
+  { kind: 'defer-plan', providers: ['random'], files: { 'main.tf': PET('x') }, steps: [{ args: PLAN }] },
   {
     // A well-behaved plugin: a cross-type `moved` block (MoveResourceState of the built-in terraform_data).
     kind: 'moved-null-to-terraform-data',
