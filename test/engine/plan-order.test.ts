@@ -11,7 +11,7 @@ import { actions, doPlan, newEnv, planApply, writeConfig } from './harness';
 
 test('an output whose precondition fails has no planned change', async () => {
   const main = (port: number) =>
-    `resource "terraform_data" "r" {\n  input = ${port}\n}\noutput "port" {\n  value = terraform_data.r.output\n  precondition {\n    condition     = ${port} != 8081\n    error_message = "Port ${port} is reserved."\n  }\n}\n`;
+    `resource "terraform_data" "r" {\n  input = ${port}\n}\noutput "port" {\n  value = terraform_data.r.output\n  precondition {\n    condition     = terraform_data.r.input != 8081\n    error_message = "Port ${port} is reserved."\n  }\n}\n`;
   const env = newEnv({ 'main.tf': main(8080) });
   await planApply(env);
   writeConfig({ 'main.tf': main(8081) }, env.dir);
