@@ -3,7 +3,7 @@
 // the recording wrapper inside the plugin process); Foresight runs on a copy of the same workspace.
 //  - For each configuration: the saved plan's `show -json` resource_changes are identical; the
 //    PlanResourceChange requests Terraform sent (config, prior state, proposed new state) are exactly the ones
-//    Foresight's engine sends, its ValidateResourceConfig requests are among Terraform's, and (where resources do
+//    Foresight's engine sends (and were answered the same), its ValidateResourceConfig requests are among Terraform's, and (where resources do
 //    not depend on each other's random results) so are the ApplyResourceChange requests; after each tool applies, the states have the same resources, attributes and
 //    sensitive paths; and each tool plans no changes on the other's state.
 //  - A provider that misbehaves on purpose (invalid plan, inconsistent result after apply, wrong types on the wire,
@@ -109,6 +109,16 @@ function requests(entries: readonly RecordEntry[], method = 'planResourceChange'
     .sort();
 }
 const planRequests = (entries: readonly RecordEntry[]) => requests(entries);
+/** Request and response pairs of one method in a recording, canonical and sorted. */
+function exchanges(entries: readonly RecordEntry[], method: string): string[] {
+  return entries
+    .filter((e) => e.method === method)
+    .map((e) => {
+      const { clientCapabilities: _c, ...rest } = e.request as Record<string, unknown>;
+      return canon({ request: rest, response: e.response ?? null, error: e.error ?? null }).replace(/,"\$p":\d+/g, '');
+    })
+    .sort();
+}
 
 /** Configurations whose resources do not depend on each other's (random) results: their apply requests agree too. */
 const INDEPENDENT = new Set(['random']);
@@ -222,6 +232,8 @@ for (const [name, config] of Object.entries(CONFIGS)) {
       assert.deepEqual(engine.planDiags.filter((d) => d.severity === 'error'), []);
       assert.deepEqual(planRequests(engine.planEntries), planRequests(tfCalls));
       assert.ok(planRequests(tfCalls).length >= 3, 'PlanResourceChange calls were recorded');
+      // And the provider answered each of them the same (planned state, requires-replace paths, private data).
+      assert.deepEqual(exchanges(engine.planEntries, 'planResourceChange'), exchanges(tfCalls, 'planResourceChange'));
       // Terraform validates each resource in several walks (with unknown repetition values in the first);
       // every ValidateResourceConfig request Foresight makes is one Terraform made.
       const tfValidate = new Set(requests(tfCalls, 'validateResourceConfig'));
