@@ -86,6 +86,9 @@ for (const proto of ['6', '5']) {
       const proc = (await p.process())!;
       assert.equal(proc.alive, false);
       assert.equal(await proc.exited, 0, 'graceful Shutdown: the plugin exits by itself');
+      // Nothing of the shutdown is left pending (a leftover grace timer held every command open for 2 s).
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(process.getActiveResourcesInfo().filter((x) => x === 'Timeout'), [], 'no timer left by the shutdown');
     });
   }
 }

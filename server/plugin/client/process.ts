@@ -329,7 +329,10 @@ export class PluginProcess {
           });
         });
         if (this.alive) {
-          const exitedInTime = await Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs))]);
+          // (The grace timer is cleared once the process exits: a pending timer would hold the command open.)
+          let grace: NodeJS.Timeout | undefined;
+          const exitedInTime = await Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => (grace = setTimeout(() => r(false), graceMs)))]);
+          clearTimeout(grace);
           if (!exitedInTime) this.child.kill('SIGKILL');
         }
         await this.exited;
