@@ -231,11 +231,6 @@ export function checkDestroyPlannedState(v: Value, fqn: string, address: string)
 
 // ---- ApplyResourceChange (§5.7) and the final plan (§5.8) -----------------------------------------------------
 
-/** Go names of plan actions, as Terraform's messages print them. */
-export function actionGoName(a: Action): string {
-  return a;
-}
-
 /**
  * checkPlannedChange: the apply-time plan against the saved one. An Update that became a NoOp is allowed; a
  * create-before-destroy/destroy-before-create swap is Terraform's own bug; any other action change, and every
