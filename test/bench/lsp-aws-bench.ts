@@ -52,25 +52,7 @@ const providerDiags = (p: Published | undefined) => (p ? p.diagnostics.filter((d
 
 /** The measurements (see the header), or undefined where the aws mirror is absent. */
 export async function measureLspAws(edits = 50, log: (s: string) => void = (s) => console.error(s)): Promise<LspAwsFigures | undefined> {
-  const mirror = awsMirror();
-  if (!mirror) {
-    log('# SKIP lsp aws latencies: no filesystem mirror with hashicorp/aws (set FORESIGHT_AWS_MIRROR)');
-    return undefined;
-  }
-  const root = mkdtempSync(join(tmpdir(), 'fs-lsp-aws-'));
-  const saved = { rc: process.env.TF_CLI_CONFIG_FILE, cache: process.env.FORESIGHT_SCHEMA_CACHE_DIR };
-  try {
-    const rc = join(root, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n  }\n}\n`);
-    const dir = join(root, 'work');
-    cpSync(resolve(process.cwd(), 'test/data/aws/invalid'), dir, { recursive: true });
-    const env = { ...process.env, TF_CLI_CONFIG_FILE: rc, FORESIGHT_SCHEMA_CACHE_DIR: join(root, 'schemas') };
-    let out = '';
-    const code = await cli(['init', '-no-color'], { stdin: async () => '', stdout: (x) => (out += x), stderr: (x) => (out += x), cwd: dir, env });
-    if (code !== 0) throw new Error(`foresight init failed:\n${out}`);
-    // The server inherits this process's environment.
-    process.env.TF_CLI_CONFIG_FILE = rc;
-    process.env.FORESIGHT_SCHEMA_CACHE_DIR = env.FORESIGHT_SCHEMA_CACHE_DIR;
+  return withAwsWorkspace('invalid', 'lsp aws latencies', log, async (dir) => {
     const file = join(dir, 'main.tf');
     const uri = pathToFileURL(file).href;
     const text = readFileSync(file, 'utf8');
@@ -114,13 +96,7 @@ export async function measureLspAws(edits = 50, log: (s: string) => void = (s) =
     } finally {
       await c.stop();
     }
-  } finally {
-    if (saved.rc === undefined) delete process.env.TF_CLI_CONFIG_FILE;
-    else process.env.TF_CLI_CONFIG_FILE = saved.rc;
-    if (saved.cache === undefined) delete process.env.FORESIGHT_SCHEMA_CACHE_DIR;
-    else process.env.FORESIGHT_SCHEMA_CACHE_DIR = saved.cache;
-    rmSync(root, { recursive: true, force: true });
-  }
+  });
 }
 
 export interface LspAwsPreviewFigures {
@@ -136,32 +112,44 @@ export interface LspAwsPreviewFigures {
   hints: string[];
 }
 
-/** An initialised copy of test/data/aws/`name` with its CLI configuration and schema cache set in this process. */
-async function awsWorkspace(mirror: string, root: string, name: string): Promise<string> {
-  const rc = join(root, 'cli.tfrc');
-  writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n  }\n}\n`);
-  const dir = join(root, name);
-  cpSync(resolve(process.cwd(), `test/data/aws/${name}`), dir, { recursive: true });
-  const env = { ...process.env, TF_CLI_CONFIG_FILE: rc, FORESIGHT_SCHEMA_CACHE_DIR: join(root, 'schemas') };
-  let out = '';
-  const code = await cli(['init', '-no-color'], { stdin: async () => '', stdout: (x) => (out += x), stderr: (x) => (out += x), cwd: dir, env });
-  if (code !== 0) throw new Error(`foresight init failed:\n${out}`);
-  process.env.TF_CLI_CONFIG_FILE = rc;
-  process.env.FORESIGHT_SCHEMA_CACHE_DIR = env.FORESIGHT_SCHEMA_CACHE_DIR;
-  return dir;
+/**
+ * Runs `fn` on an initialised copy of test/data/aws/`name` (`foresight init` from the mirror), with this process's
+ * CLI configuration and schema cache pointed at it for the servers it starts; restores them and removes the copy
+ * after. Undefined, with a printed notice about `what`, where the aws mirror is absent.
+ */
+async function withAwsWorkspace<T>(name: string, what: string, log: (s: string) => void, fn: (dir: string) => Promise<T>): Promise<T | undefined> {
+  const mirror = awsMirror();
+  if (!mirror) {
+    log(`# SKIP ${what}: no filesystem mirror with hashicorp/aws (set FORESIGHT_AWS_MIRROR)`);
+    return undefined;
+  }
+  const root = mkdtempSync(join(tmpdir(), 'fs-lsp-aws-'));
+  const saved = { rc: process.env.TF_CLI_CONFIG_FILE, cache: process.env.FORESIGHT_SCHEMA_CACHE_DIR };
+  try {
+    const rc = join(root, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  filesystem_mirror {\n    path = "${mirror}"\n  }\n}\n`);
+    const dir = join(root, name);
+    cpSync(resolve(process.cwd(), `test/data/aws/${name}`), dir, { recursive: true });
+    const env = { ...process.env, TF_CLI_CONFIG_FILE: rc, FORESIGHT_SCHEMA_CACHE_DIR: join(root, 'schemas') };
+    let out = '';
+    const code = await cli(['init', '-no-color'], { stdin: async () => '', stdout: (x) => (out += x), stderr: (x) => (out += x), cwd: dir, env });
+    if (code !== 0) throw new Error(`foresight init failed:\n${out}`);
+    // The servers inherit this process's environment.
+    process.env.TF_CLI_CONFIG_FILE = rc;
+    process.env.FORESIGHT_SCHEMA_CACHE_DIR = env.FORESIGHT_SCHEMA_CACHE_DIR;
+    return await fn(dir);
+  } finally {
+    if (saved.rc === undefined) delete process.env.TF_CLI_CONFIG_FILE;
+    else process.env.TF_CLI_CONFIG_FILE = saved.rc;
+    if (saved.cache === undefined) delete process.env.FORESIGHT_SCHEMA_CACHE_DIR;
+    else process.env.FORESIGHT_SCHEMA_CACHE_DIR = saved.cache;
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /** The preview measurements (see the header), or undefined where the aws mirror is absent. */
 export async function measureLspAwsPreview(edits = 10, log: (s: string) => void = (s) => console.error(s)): Promise<LspAwsPreviewFigures | undefined> {
-  const mirror = awsMirror();
-  if (!mirror) {
-    log('# SKIP lsp aws preview: no filesystem mirror with hashicorp/aws (set FORESIGHT_AWS_MIRROR)');
-    return undefined;
-  }
-  const root = mkdtempSync(join(tmpdir(), 'fs-lsp-aws-preview-'));
-  const saved = { rc: process.env.TF_CLI_CONFIG_FILE, cache: process.env.FORESIGHT_SCHEMA_CACHE_DIR };
-  try {
-    const dir = await awsWorkspace(mirror, root, 'valid');
+  return withAwsWorkspace('valid', 'lsp aws preview', log, async (dir) => {
     const file = join(dir, 'main.tf');
     const uri = pathToFileURL(file).href;
     const text = readFileSync(file, 'utf8');
@@ -198,13 +186,7 @@ export async function measureLspAwsPreview(edits = 10, log: (s: string) => void 
     } finally {
       await c.stop();
     }
-  } finally {
-    if (saved.rc === undefined) delete process.env.TF_CLI_CONFIG_FILE;
-    else process.env.TF_CLI_CONFIG_FILE = saved.rc;
-    if (saved.cache === undefined) delete process.env.FORESIGHT_SCHEMA_CACHE_DIR;
-    else process.env.FORESIGHT_SCHEMA_CACHE_DIR = saved.cache;
-    rmSync(root, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The bench rows (bench.ts). */
