@@ -56,7 +56,7 @@ import {
   staticPath,
   WalkContext,
 } from './context';
-import { fqnOfProviderAddr, preventDestroyDiag, withAddr } from './planner';
+import { createBeforeDestroy, fqnOfProviderAddr, preventDestroyDiag, withAddr } from './planner';
 import { applyIgnoreChanges } from './lifecycle';
 import { checkAppliedState, checkDataSourceResult, checkDestroyPlannedState, checkFinalPlan, checkPlannedState, checkReplacePlannedState, requiredReplaces, unexpectedDeferral } from './contracts';
 
@@ -395,7 +395,7 @@ class Applier {
       const rr = requiredReplaces(block, pr.requiresReplace, unmarkedPrior, planned, n.fqn, addrStr);
       planErrs.push(...rr.diags);
       if (unmarkedPrior.isNull) newAction = 'Create';
-      else if (rr.paths.length) newAction = isTrue(r.lifecycle?.createBeforeDestroy?.text) ? 'CreateThenDelete' : 'DeleteThenCreate';
+      else if (rr.paths.length) newAction = createBeforeDestroy(this.built, r, n.path) ? 'CreateThenDelete' : 'DeleteThenCreate';
       else newAction = planned.isWhollyKnown && exactEq(planned, unmarkedPrior) ? 'NoOp' : 'Update';
     }
     if (!planErrs.length) planErrs.push(...checkFinalPlan(block, c.action, newAction, plannedBefore, planned, n.fqn, addrStr));
@@ -428,7 +428,7 @@ class Applier {
     const marked = newVal.isNull ? newVal : markObject(markWithPaths(newVal, configMarks), schema);
     this.hooks.postApply?.(addr, undefined, action, marked, failed);
     const deps = this.built.resourceDeps.get(configResourceAddr(staticPath(addr.module), resourceKey(addr))) ?? [];
-    const cbdFlag = cbd || isTrue(r.lifecycle?.createBeforeDestroy?.text) || this.built.forcedCBD.has(configResourceAddr(n.path, configResourceKey(r)));
+    const cbdFlag = cbd || createBeforeDestroy(this.built, r, n.path);
     if (!newVal.isNull) {
       this.sync.setResourceInstanceCurrent(
         addr,
@@ -538,10 +538,6 @@ class Applier {
     else this.sync.setResourceInstanceCurrent(addr, null, c.providerAddr);
     return !this.opts.signal?.aborted;
   }
-}
-
-function isTrue(text: string | undefined): boolean {
-  return text?.trim() === 'true';
 }
 
 /** Terraform's Context.Apply: applies `plan` and returns the new state (also on errors: partial progress is kept). */

@@ -489,7 +489,7 @@ class Planner {
       const prior = await this.upgrade(addr, o, schema, fqn, diags);
       if (prior) {
         const nv = await this.refreshObject(addr, undefined, o, prior, schema, fqn, rs.provider, diags, false, r?.config);
-        const pd = nv && !nv.isNull && this.mode !== 'refresh-only' ? await this.planDestroy(addr, nv, privateBytes(this.refreshState.state.object(addr) ?? o), fqn, rs.provider, diags) : undefined;
+        const pd = nv && !nv.isNull && this.mode !== 'refresh-only' ? await this.planDestroy(addr, nv, privateBytes(this.refreshState.state.object(addr) ?? o), schema, fqn, rs.provider, diags) : undefined;
         if (nv && pd) {
           this.addChange({
             addr,
@@ -518,7 +518,7 @@ class Planner {
     const prior = await this.upgrade(addr, o, schema, fqn, diags);
     if (prior) {
       const nv = await this.refreshObject(addr, dk, o, prior, schema, fqn, providerAddr, diags, false, r?.config);
-      const pd = nv && !nv.isNull && this.mode !== 'refresh-only' ? await this.planDestroy(addr, nv, privateBytes(this.refreshState.state.object(addr, dk) ?? o), fqn, providerAddr, diags) : undefined;
+      const pd = nv && !nv.isNull && this.mode !== 'refresh-only' ? await this.planDestroy(addr, nv, privateBytes(this.refreshState.state.object(addr, dk) ?? o), schema, fqn, providerAddr, diags) : undefined;
       if (nv && pd) {
         this.addChange({
           addr,
@@ -543,10 +543,10 @@ class Planner {
    * configuration) and must answer null; others are not called (the protocol client answers for them). The
    * private data to carry into the change, or undefined on errors.
    */
-  private async planDestroy(addr: InstanceAddr, prior: Value, priorPrivate: Uint8Array, fqn: string, providerAddr: string, diags: Diagnostic[]): Promise<{ private: Uint8Array } | undefined> {
+  private async planDestroy(addr: InstanceAddr, prior: Value, priorPrivate: Uint8Array, schema: Schema, fqn: string, providerAddr: string, diags: Diagnostic[]): Promise<{ private: Uint8Array } | undefined> {
     if (!this.ctx.providers.get(fqn)?.schema.serverCapabilities.planDestroy) return { private: priorPrivate };
     const p = this.ctx.providerFor(providerAddr)!;
-    const nullObj = Value.null(prior.type.kind === 'object' ? prior.type : impliedType(this.ctx.schemaOf(fqn, 'managed', addr.type)!.block));
+    const nullObj = Value.null(impliedType(schema.block));
     const r = await this.ctx.sem.run(() =>
       p.planResourceChange({ typeName: addr.type, priorState: unmarkDeepWithPaths(prior).value, proposedNewState: nullObj, config: nullObj, priorPrivate, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES }),
     );
@@ -564,13 +564,6 @@ class Planner {
     return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
   }
 
-  private createBeforeDestroy(r: Resource, path: string): boolean {
-    if (this.built.forcedCBD.has(configResourceAddr(path, configResourceKey(r)))) return true;
-    const e = r.lifecycle?.createBeforeDestroy;
-    if (!e) return false;
-    const v = evaluate(e.ast, { funcCtx: { baseDir: '.', planning: true, console: false }, resolve: () => ({ variables: new Map(), diagnostics: [] }) }).value;
-    return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
-  }
 
   /** Plans one managed instance; returns its planned (marked) value for references, or undefined on errors. */
   private async planManaged(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
@@ -707,7 +700,7 @@ class Planner {
     const forced = this.forceReplace.length > 0 && matchesTargets(this.forceReplace, addr, true);
     const triggered = !priorForPlan.isNull && this.replaceTriggered(r, inst, rep, diags);
     const eq = planned.isWhollyKnown && exactEq(planned, unmarkedPrior);
-    const cbd = this.createBeforeDestroy(r, n.path);
+    const cbd = createBeforeDestroy(this.built, r, n.path);
     let action: Action;
     let reason: ActionReason = 'None';
     if (priorForPlan.isNull) action = 'Create';
@@ -1126,6 +1119,15 @@ async function crossTypeMove(pl: Planner, built: ReturnType<typeof buildConfigGr
     applyChange(state, { op: 'current', addr, obj, provider: n.providerAddr });
   }
   return diags;
+}
+
+/** create_before_destroy as the resource sets it, or forced by a dependent that has it (plan and apply agree). */
+export function createBeforeDestroy(built: ReturnType<typeof buildConfigGraph>, r: Resource, path: string): boolean {
+  if (built.forcedCBD.has(configResourceAddr(path, configResourceKey(r)))) return true;
+  const e = r.lifecycle?.createBeforeDestroy;
+  if (!e) return false;
+  const v = evaluate(e.ast, { funcCtx: { baseDir: '.', planning: true, console: false }, resolve: () => ({ variables: new Map(), diagnostics: [] }) }).value;
+  return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
 }
 
 export function preventDestroyDiag(addr: InstanceAddr, r: Resource): Diagnostic {

@@ -115,11 +115,11 @@ export class ProviderPool {
       'stopProvider',
     ]) {
       handle[m] = async (req?: unknown) => {
-        if (m === 'configureProvider') return this.configure(entry, current, req as P.ConfigureProviderRequest);
         entry.inflight++;
         if (entry.idle) clearTimeout(entry.idle);
         entry.idle = undefined;
         try {
+          if (m === 'configureProvider') return await this.configure(entry, current, req as P.ConfigureProviderRequest);
           const p = await current();
           const res = (await (p as unknown as Record<string, (r?: unknown) => Promise<unknown>>)[m](req)) as { diagnostics?: Diagnostic[] };
           if (!res?.diagnostics?.some((d) => d.detail?.includes('code = DeadlineExceeded'))) return res;
@@ -156,27 +156,19 @@ export class ProviderPool {
    * different one gets a fresh process, configured with it.
    */
   private async configure(entry: Entry, current: () => Promise<GrpcProvider>, req: P.ConfigureProviderRequest): Promise<P.ConfigureProviderResponse> {
-    entry.inflight++;
-    if (entry.idle) clearTimeout(entry.idle);
-    entry.idle = undefined;
-    try {
-      const key = `${req.terraformVersion}\0${String(req.config)}`;
-      let p = await current();
-      const done = entry.configured;
-      if (done && done.proc === p) {
-        if (done.key === key) return done.response;
-        entry.current = undefined;
-        entry.configured = undefined;
-        void p.close();
-        p = await current();
-      }
-      const res = await p.configureProvider(req);
-      if (!res.diagnostics.some((d) => d.severity === 'error') && entry.current === p) entry.configured = { proc: p, key, response: res };
-      return res;
-    } finally {
-      entry.inflight--;
-      if (entry.inflight === 0) this.touch(entry);
+    const key = `${req.terraformVersion}\0${String(req.config)}`;
+    let p = await current();
+    const done = entry.configured;
+    if (done && done.proc === p) {
+      if (done.key === key) return done.response;
+      entry.current = undefined;
+      entry.configured = undefined;
+      void p.close();
+      p = await current();
     }
+    const res = await p.configureProvider(req);
+    if (!res.diagnostics.some((d) => d.severity === 'error') && entry.current === p) entry.configured = { proc: p, key, response: res };
+    return res;
   }
 
   private touch(e: Entry): void {
