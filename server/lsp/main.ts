@@ -11,6 +11,7 @@ import { describeError } from './log';
 import { startServer } from './server';
 import { PREVIEW_WORKER_ROLE, servePreview } from './preview/worker';
 import { observeTrust, trackProviderProcesses } from './providers';
+import { serveProcessHost } from '../plugin/client/shared';
 
 if (!isMainThread && (workerData as { role?: string } | undefined)?.role === ANALYSIS_WORKER_ROLE) {
   serveAnalysis(defaultEngine);
@@ -21,8 +22,11 @@ if (!isMainThread && (workerData as { role?: string } | undefined)?.role === ANA
   // A bug outside any handler (a timer, a stray promise) is logged, not allowed to kill the server.
   process.on('uncaughtException', (e) => connection.console.error(`uncaught: ${describeError(e)}`));
   process.on('unhandledRejection', (e) => connection.console.error(`unhandled rejection: ${describeError(e)}`));
-  // Workers run provider binaries only in a trusted workspace; their processes end with them (providers.ts).
+  // Workers run provider binaries only in a trusted workspace. The main thread starts and owns the processes, one per
+  // workspace and provider for both workers (plugin/client/shared.ts); any process a worker spawns itself ends
+  // with it (providers.ts).
   observeTrust(connection);
+  serveProcessHost();
   trackProviderProcesses();
   startServer(connection, new WorkerEngine(__filename, defaultEngine));
 }

@@ -1,14 +1,17 @@
 // Provider binaries in the language server (issue 10 §1/§3): each worker thread (analysis, preview) has one
 // ProviderPool (server/plugin/pool.ts), installed as the default pool of externalProvider (plugin/client/factory.ts),
-// so the analysis' validation and the preview's plans reach a workspace's real providers (aws, ...) and reuse one
-// process per workspace and provider address. Schemas come from the disk schema cache (plugin/schemacache.ts, keyed
-// by the package hash), so a new process is not asked GetProviderSchema when a previous one already answered it.
+// so the analysis' validation and the preview's plans reach a workspace's real providers (aws, ...). The processes
+// themselves belong to the main thread's process host (plugin/client/shared.ts, started by main.ts): both pools get
+// the same process per workspace and provider address, each over its own gRPC channel, so a provider starts once
+// per workspace. Schemas come from the disk schema cache (plugin/schemacache.ts, keyed by the package hash), so a
+// new process is not asked GetProviderSchema when a previous one already answered it.
 //
 //   Main thread (main.ts):
+//     serveProcessHost()           (plugin/client/shared.ts) starts, shares, counts and ends the provider processes.
 //     observeTrust(connection)     follows workspace trust (InitializationOptions.trusted, TrustNotification) and
 //                                  tells every worker (BroadcastChannel TRUST_CHANNEL; new workers read the
 //                                  FORESIGHT_LSP_TRUSTED environment variable they are created with, and ask again).
-//     trackProviderProcesses()     records the pid of every provider process a worker starts; when the worker thread
+//     trackProviderProcesses()     a safety net: records the pid of every process a worker spawns itself; when the worker thread
 //                                  is gone (terminated after a timeout, or disposed on shutdown) its processes get
 //                                  SIGTERM, then SIGKILL after 2 s; all get SIGKILL when the server process exits.
 //   Worker threads (analysisWorker.ts, preview/worker.ts):
@@ -29,6 +32,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import type { Provider } from '../providers/provider';
 import { externalProvider, setDefaultPool } from '../plugin/client/factory';
 import { ProviderPool } from '../plugin/pool';
+import { hostAvailable, hostLauncher } from '../plugin/client/shared';
 import { TrustNotification } from './protocol';
 
 export const TRUST_CHANNEL = 'foresight-lsp-trust';
@@ -187,7 +191,9 @@ export function installWorkerProviders(): ProviderPool {
   };
 
   const idle = Number(process.env.FORESIGHT_PROVIDER_IDLE_MS);
-  const pool = new ProviderPool({ trusted: () => trusted, idleMs: idle > 0 ? idle : undefined });
+  // With the main thread's process host (main.ts), both workers' pools use the same process per workspace and
+  // address; without one (a worker made elsewhere, as in tests), this thread starts its own.
+  const pool = new ProviderPool({ trusted: () => trusted, idleMs: idle > 0 ? idle : undefined, launch: hostAvailable() ? hostLauncher() : undefined });
   setDefaultPool(pool);
   installed = { pool, trusted: () => trusted };
   return pool;

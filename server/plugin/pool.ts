@@ -22,6 +22,7 @@ import type * as P from '../providers/provider';
 import type { Env } from './discovery';
 import { binaryProvider, locate, missingProvider } from './client/factory';
 import type { GrpcProvider } from './client/provider';
+import type { LaunchOptions, PluginConnection } from './client/process';
 
 export interface PoolOptions {
   /** Whether binaries may be started (false in an untrusted workspace). A function is asked on every use. */
@@ -29,6 +30,8 @@ export interface PoolOptions {
   idleMs?: number;
   callTimeoutMs?: number;
   env?: Env;
+  /** Starts a process (default: PluginProcess.start; the language server's workers share processes, client/shared.ts). */
+  launch?: (opts: LaunchOptions) => Promise<PluginConnection>;
 }
 
 interface Entry {
@@ -93,7 +96,7 @@ export class ProviderPool {
         entry.current = undefined;
       }
       if (!entry.current) {
-        entry.current = binaryProvider(workDir, loc, env, { callTimeoutMs: () => this.callTimeout() });
+        entry.current = binaryProvider(workDir, loc, env, { callTimeoutMs: () => this.callTimeout(), launch: this.opts.launch });
         entry.starts++;
       }
       return entry.current;
@@ -127,7 +130,7 @@ export class ProviderPool {
           // a diagnostic that says so, instead of the raw deadline error.
           if (entry.current === p) {
             entry.current = undefined;
-            void p.close();
+            void p.terminate();
           }
           const rpc = m[0].toUpperCase() + m.slice(1);
           const secs = (this.callTimeout() / 1000).toFixed(0);
@@ -158,12 +161,25 @@ export class ProviderPool {
   private async configure(entry: Entry, current: () => Promise<GrpcProvider>, req: P.ConfigureProviderRequest): Promise<P.ConfigureProviderResponse> {
     const key = `${req.terraformVersion}\0${String(req.config)}`;
     let p = await current();
+    const shared = await p.connection();
+    if (shared?.configureOnce) {
+      // A process other threads use too: the host remembers its configuration (client/shared.ts).
+      const ok = (r: P.ConfigureProviderResponse) => !r.diagnostics.some((d) => d.severity === 'error');
+      const r = await shared.configureOnce(key, () => p.configureProvider(req), ok);
+      if (r !== 'differs') return r;
+      if (entry.current === p) entry.current = undefined;
+      await p.terminate();
+      p = await current();
+      const fresh = await p.connection();
+      const again = fresh?.configureOnce ? await fresh.configureOnce(key, () => p.configureProvider(req), ok) : await p.configureProvider(req);
+      return again === 'differs' ? p.configureProvider(req) : again;
+    }
     const done = entry.configured;
     if (done && done.proc === p) {
       if (done.key === key) return done.response;
       entry.current = undefined;
       entry.configured = undefined;
-      void p.close();
+      void p.terminate();
       p = await current();
     }
     const res = await p.configureProvider(req);

@@ -129,7 +129,7 @@ export function serverCredentials(cert: Certificate, clientPem: string): grpc.Se
 }
 
 /** Client side of AutoMTLS: present `cert`, trust only the server's certificate. */
-export function clientCredentials(cert: Certificate, serverCertDer: Uint8Array): grpc.ChannelCredentials {
+export function clientCredentials(cert: Pick<Certificate, 'certPem' | 'keyPem'>, serverCertDer: Uint8Array): grpc.ChannelCredentials {
   return grpc.credentials.createSsl(Buffer.from(derToPem(serverCertDer)), Buffer.from(cert.keyPem), Buffer.from(cert.certPem), { checkServerIdentity: () => undefined });
 }
 

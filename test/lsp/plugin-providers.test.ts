@@ -294,3 +294,30 @@ test('an idle provider process is stopped (FORESIGHT_PROVIDER_IDLE_MS) and start
     await c.stop();
   }
 });
+
+test('validation and the preview share one provider process: started once by the main thread, stopped at shutdown', async () => {
+  const w = await setup('shared');
+  const plugin = w.dir({ 'main.tf': config(FQN, '12') }, 'plugin');
+  const c = new PreviewClient();
+  let pids: string[] = [];
+  try {
+    await c.initialize({}, { debounceMs: 10, trusted: true });
+    const uri = pathToFileURL(join(plugin, 'main.tf')).href;
+    await c.open(uri, config(FQN, '12'));
+    const p = await c.request<PreviewResult>('foresight/preview', { directory: plugin });
+    assert.equal(p.summary.add, 1);
+    await c.change(uri, 2, [{ text: config(FQN, '-2') }]);
+    await c.waitFor('plugin diagnostics', () => nonEmpty(c, uri, 2), 60_000);
+    const calls = rpcs(w.log);
+    assert.ok(calls.some(([, r]) => r === 'ValidateResourceConfig'), JSON.stringify(calls));
+    assert.ok(calls.some(([, r]) => r === 'PlanResourceChange'), JSON.stringify(calls));
+    pids = [...new Set(calls.map(([pid]) => pid))];
+    assert.equal(pids.length, 1, `one process answered validation and planning: ${JSON.stringify(calls)}`);
+    assert.equal(calls.filter(([, r]) => r === 'ConfigureProvider').length, 1, 'configured once');
+    // The process is the server's own child (the main thread's), not a worker thread's.
+    assert.ok(readFileSync(`/proc/${c.proc.pid}/task/${c.proc.pid}/children`, 'utf8').split(/\s+/).includes(pids[0]), 'a child of the main thread');
+  } finally {
+    await c.stop();
+  }
+  for (const pid of pids) assert.equal(alive(Number(pid)), false, 'stopped at shutdown');
+});

@@ -76,7 +76,7 @@ for (const proto of ['6', '5']) {
       const p = remote(exe, env);
       try {
         await roundTrip(p, startBuiltinProvider(RANDOM)!);
-        const proc = (await p.process())!;
+        const proc = (await p.process()) as PluginProcess;
         assert.equal(proc.protocol, Number(proto));
         assert.equal(proc.handshake.network, 'unix');
         assert.equal(!!proc.handshake.serverCertDer, tls, 'the plugin serves TLS exactly when the client sent its certificate');

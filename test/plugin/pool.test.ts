@@ -14,6 +14,7 @@ import type { Diagnostic } from '../../server/diags/diagnostic';
 import { emptyValue, impliedType } from '../../server/providers/schema';
 import { Value } from '../../server/lang/value';
 import { writeTestProvider } from './client-harness';
+import { hostLauncher, serveProcessHost } from '../../server/plugin/client/shared';
 
 const FQN = 'example.com/test/random';
 const root = mkdtempSync(join(tmpdir(), 'fs-pool-'));
@@ -120,4 +121,41 @@ test('schema cache: a second pool gets the schema from disk without GetProviderS
   assert.deepEqual(await planOnce(pb), []);
   assert.equal(rpcs(log).filter(([, r]) => r === 'GetProviderSchema').length, 1, 'the second process was never asked for its schema');
   await b.stopAll();
+});
+
+test('pools sharing processes through the process host: one process for both, configured once across them, a different configuration gets a fresh process, the last release ends it', async () => {
+  const { work, env, log } = await setup('shared');
+  // The host and both pools in one thread: BroadcastChannel delivers between distinct instances in a thread too.
+  const host = serveProcessHost({ sweepMs: 100 });
+  try {
+    const a = new ProviderPool({ trusted: true, env, launch: hostLauncher() });
+    const b = new ProviderPool({ trusted: true, env, launch: hostLauncher() });
+    const pa = asProvider(await a.provider(work, FQN));
+    const pb = asProvider(await b.provider(work, FQN));
+    const [da, db] = await Promise.all([planOnce(pa), planOnce(pb)]);
+    assert.deepEqual([da, db], [[], []]);
+    assert.equal(new Set(rpcs(log).map(([pid]) => pid)).size, 1, 'both pools use one process');
+    assert.equal((await host.pids()).length, 1);
+    const block = (await pa.getProviderSchema()).provider.block;
+    const configure = (p: Provider, version: string) => p.configureProvider({ terraformVersion: version, config: emptyValue(block), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+    const [ca, cb] = await Promise.all([configure(pa, '1.11.4'), configure(pb, '1.11.4')]);
+    assert.deepEqual([ca.diagnostics, cb.diagnostics], [[], []]);
+    assert.equal(rpcs(log).filter(([, r]) => r === 'ConfigureProvider').length, 1, 'the same configuration is sent once, whichever pool asks');
+    const [before] = await host.pids();
+    // A different configuration (here: another core version): a process is configured once, so a fresh one gets it.
+    assert.deepEqual((await configure(pb, '1.11.5')).diagnostics, []);
+    const [first] = await host.pids();
+    assert.notEqual(first, before, 'a fresh process for the other configuration');
+    assert.equal(rpcs(log).filter(([, r]) => r === 'ConfigureProvider').length, 2);
+    assert.deepEqual(await planOnce(pa), [], 'the other pool goes on with the fresh process');
+    assert.equal(new Set(rpcs(log).map(([pid]) => pid)).size, 2);
+    await a.stopAll();
+    assert.deepEqual(await host.pids(), [first], 'still used by the other pool');
+    await b.stopAll();
+    const deadline = Date.now() + 5000;
+    while ((await host.pids()).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await host.pids(), [], 'ended with its last user');
+  } finally {
+    await host.stop();
+  }
 });

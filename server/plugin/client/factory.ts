@@ -23,7 +23,7 @@ import { readLockFile } from '../../depsfile/locks';
 import { hashPackageDir, loadCliConfig, locateProvider, type Env, type Located } from '../discovery';
 import { defaultSchemaCacheDir, schemaCacheAt } from '../schemacache';
 import { GrpcProvider } from './provider';
-import { PluginProcess } from './process';
+import { PluginProcess, type LaunchOptions, type PluginConnection } from './process';
 import type { ProviderPool } from '../pool';
 import { failedCallFields } from '../../providers/failed';
 
@@ -81,11 +81,17 @@ export async function locate(workDir: string, fqn: string, env: Env): Promise<Lo
 }
 
 /** A GrpcProvider for a located binary, with the on-disk schema cache keyed by the package hash. */
-export function binaryProvider(workDir: string, loc: Extract<Located, { kind: 'binary' }>, env: Env, extra: { callTimeoutMs?: number | (() => number | undefined) } = {}): GrpcProvider {
+export function binaryProvider(
+  workDir: string,
+  loc: Extract<Located, { kind: 'binary' }>,
+  env: Env,
+  extra: { callTimeoutMs?: number | (() => number | undefined); launch?: (opts: LaunchOptions) => Promise<PluginConnection> } = {},
+): GrpcProvider {
   const display = relative(workDir, loc.executable);
+  const launch = extra.launch ?? ((o: LaunchOptions) => PluginProcess.start(o));
   return new GrpcProvider({
     fqn: loc.fqn,
-    start: () => PluginProcess.start({ executable: loc.executable, displayPath: display && !display.startsWith('..') ? display : loc.executable, env, cwd: workDir }),
+    start: () => launch({ executable: loc.executable, displayPath: display && !display.startsWith('..') ? display : loc.executable, env, cwd: workDir }),
     schemaCache: env.FORESIGHT_SCHEMA_CACHE === 'off' ? undefined : { cache: schemaCacheAt(defaultSchemaCacheDir(env)), key: () => hashPackageDir(loc.packageDir) },
     callTimeoutMs: extra.callTimeoutMs,
   });

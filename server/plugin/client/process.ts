@@ -40,6 +40,45 @@ export interface LaunchOptions {
 /** A failure to start a plugin, with go-plugin's message text. */
 export class LaunchError extends Error {}
 
+/**
+ * What a provider client needs of a running plugin: its Provider service client, the negotiated protocol, whether it
+ * is alive, and a way to let go of it. A PluginProcess is one (it owns the process); so is a shared connection to a
+ * process another thread owns (./shared.ts), whose kill() only releases this thread's use.
+ */
+export interface PluginConnection {
+  readonly provider: grpc.Client;
+  readonly protocol: number;
+  readonly alive: boolean;
+  readonly exited: Promise<number | null>;
+  readonly pid: number | undefined;
+  /** Ends this use of the process (for an owned process: the process itself). */
+  kill(): Promise<void>;
+  /** Ends the process whoever else uses it (a hung process, one that must be configured afresh). */
+  terminate(): Promise<void>;
+  /**
+   * Present where several clients share the process: runs `configure` only if nobody configured it yet, answers
+   * the first answer to the same configuration `key`, and 'differs' when it was configured otherwise.
+   */
+  configureOnce?<R>(key: string, configure: () => Promise<R>, ok: (r: R) => boolean): Promise<R | 'differs'>;
+}
+
+/** What another client needs to open its own channel to a running plugin (same address, same AutoMTLS pair). */
+export interface ShareInfo {
+  target: string;
+  protocol: number;
+  pid: number | undefined;
+  /** The client certificate the plugin trusts (PEM) and its key, and the plugin's certificate (DER); none without TLS. */
+  tls?: { certPem: string; keyPem: string; serverCertDer: Uint8Array };
+}
+
+/** A Provider service client on a plugin's address (a second channel to a running plugin). */
+export function connectProvider(info: ShareInfo): grpc.Client {
+  const creds = info.tls ? clientCredentials(info.tls, info.tls.serverCertDer) : grpc.credentials.createInsecure();
+  const protos = loadProtos();
+  const Svc = info.protocol === 5 ? protos.tfplugin5.Provider : protos.tfplugin6.Provider;
+  return new Svc(info.target, creds, { ...GRPC_OPTIONS, ...(info.tls ? CLIENT_TLS_OPTIONS : {}) });
+}
+
 const live = new Set<PluginProcess>();
 let exitHook = false;
 function installExitHook(): void {
@@ -154,7 +193,7 @@ function lineSplitter(onLine: (l: string) => void): (chunk: Buffer) => void {
   };
 }
 
-export class PluginProcess {
+export class PluginProcess implements PluginConnection {
   readonly exited: Promise<number | null>;
   private exitCode: number | null | undefined;
   private channelClients: grpc.Client[] = [];
@@ -168,6 +207,8 @@ export class PluginProcess {
     private readonly controller: grpc.Client,
     exited: Promise<number | null>,
     readonly startMs: number,
+    /** What another channel needs to reach this plugin (see ShareInfo). */
+    readonly share: ShareInfo,
   ) {
     this.exited = exited;
     exited.then((c) => (this.exitCode = c));
@@ -274,7 +315,13 @@ export class PluginProcess {
     // Further clients share the provider client's channel.
     const shared = { channelOverride: provider.getChannel() };
     const controller = new protos.controller(target, creds, { ...chanOpts, ...shared } as grpc.ClientOptions);
-    const proc = new PluginProcess(child, hs, provider, controller, exited, performance.now() - t0);
+    const share: ShareInfo = {
+      target,
+      protocol: hs.appVersion,
+      pid: child.pid,
+      tls: cert && hs.serverCertDer ? { certPem: cert.certPem, keyPem: cert.keyPem, serverCertDer: hs.serverCertDer } : undefined,
+    };
+    const proc = new PluginProcess(child, hs, provider, controller, exited, performance.now() - t0, share);
     live.add(proc);
     void exited.then(() => live.delete(proc));
     // Health (go-plugin's Ping), the stdio stream (drained into the log) and the broker stream, as go-plugin opens them.
@@ -310,6 +357,10 @@ export class PluginProcess {
       // Streams are optional (go-plugin tolerates Unimplemented).
     }
     return proc;
+  }
+
+  terminate(): Promise<void> {
+    return this.kill();
   }
 
   /** go-plugin's Kill: Shutdown over the controller, wait up to `graceMs` for the exit, then SIGKILL. */

@@ -24,7 +24,7 @@ import type { Diagnostic } from '../../diags/diagnostic';
 import { error } from '../../diags/diagnostic';
 import type * as P from '../../providers/provider';
 import { codecs, ConvertError, RPC_NAMES, type Method, type Msg, type ProtoVersion } from '../convert';
-import { LaunchError, type PluginProcess } from './process';
+import { LaunchError, type PluginConnection } from './process';
 import type { SchemaCache } from '../schemacache';
 import { failedCallFields } from '../../providers/failed';
 
@@ -32,7 +32,7 @@ export interface GrpcProviderOptions {
   /** Fully qualified provider address (for messages). */
   fqn: string;
   /** Starts the plugin process (called at most once). */
-  start: () => Promise<PluginProcess>;
+  start: () => Promise<PluginConnection>;
   /** The on-disk schema cache and this binary's key in it (undefined: no caching). */
   schemaCache?: { cache: SchemaCache; key: () => Promise<string | undefined> };
   /** Per-call deadline in ms, except for ApplyResourceChange; none by default (Terraform waits forever). */
@@ -86,7 +86,7 @@ export function schemaLoadFailure(fqn: string, why: string, instantiate: boolean
 }
 
 export class GrpcProvider implements P.Provider {
-  private proc?: Promise<PluginProcess | LaunchError>;
+  private proc?: Promise<PluginConnection | LaunchError>;
   private schemas?: P.GetProviderSchemaResponse;
   private schemaPromise?: Promise<P.GetProviderSchemaResponse>;
   private closed = false;
@@ -94,7 +94,7 @@ export class GrpcProvider implements P.Provider {
   constructor(private readonly opts: GrpcProviderOptions) {}
 
   /** The process, once started (undefined before the first call that needs it). */
-  async process(): Promise<PluginProcess | undefined> {
+  async process(): Promise<PluginConnection | undefined> {
     const p = await this.proc;
     return p instanceof LaunchError ? undefined : p;
   }
@@ -106,13 +106,13 @@ export class GrpcProvider implements P.Provider {
     return p instanceof LaunchError || !p.alive;
   }
 
-  private ensure(): Promise<PluginProcess | LaunchError> {
+  private ensure(): Promise<PluginConnection | LaunchError> {
     if (!this.proc)
       this.proc = this.opts.start().catch((e: unknown) => (e instanceof LaunchError ? e : new LaunchError(e instanceof Error ? e.message : String(e))));
     return this.proc;
   }
 
-  private unary(proc: PluginProcess, method: Method, msg: Msg): Promise<{ ok: Msg } | { err: grpc.ServiceError }> {
+  private unary(proc: PluginConnection, method: Method, msg: Msg): Promise<{ ok: Msg } | { err: grpc.ServiceError }> {
     const name = RPC_NAMES[proc.protocol as ProtoVersion][method];
     const t0 = performance.now();
     return new Promise((res) => {
@@ -247,11 +247,25 @@ export class GrpcProvider implements P.Provider {
     return r.ok.Error ? { error: String(r.ok.Error) } : {};
   }
 
-  /** Ends the plugin process (Shutdown, then SIGKILL after 2 s). */
+  /** The process, started now if it was not yet (undefined when it failed to start). */
+  async connection(): Promise<PluginConnection | undefined> {
+    const p = await this.ensure();
+    return p instanceof LaunchError ? undefined : p;
+  }
+
+  /** Ends the plugin process (Shutdown, then SIGKILL after 2 s); a shared process is only released. */
   async close(): Promise<void> {
     this.closed = true;
     if (!this.proc) return;
     const proc = await this.proc;
     if (!(proc instanceof LaunchError)) await proc.kill();
+  }
+
+  /** Ends the plugin process even where it is shared (hung, or to be configured afresh). */
+  async terminate(): Promise<void> {
+    this.closed = true;
+    if (!this.proc) return;
+    const proc = await this.proc;
+    if (!(proc instanceof LaunchError)) await proc.terminate();
   }
 }
