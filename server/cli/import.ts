@@ -1,6 +1,7 @@
 // `foresight import [options] ADDR ID` (Terraform's command/import.go with Context.Import): checks that the
 // address is declared in the root module, locks the state, asks the provider to import the object
-// (ImportResourceState), refreshes it (ReadResource) and stores it as the instance's current object.
+// (ImportResourceState), refreshes each object it returns (ReadResource) and stores it: the first at ADDR, more at
+// the addresses Terraform gives them (their own type; "-1", "-2" after a repeated name).
 //
 // Contract: prints Terraform's progress lines ("Importing from ID", "Import prepared!", "Refreshing state...")
 // and "Import successful!"; an instance that already has an object is "Resource already managed by
@@ -118,36 +119,51 @@ export async function runImport(rawArgs: string[], io: CliIO): Promise<number> {
     if (hasErrors(wo)) return fail([...ir.diagnostics, ...wo]);
     io.stdout(colorize(`[reset][bold][green]${shown}: Import prepared!`, color) + '\n');
     for (const r of ir.importedResources) io.stdout(colorize(`[reset][green]  Prepared ${r.typeName} for import`, color) + '\n');
+    // Every object the provider returned goes to its own address, as Terraform's import graph places them: the
+    // object's type replaces the address's, and a repeated address gets "-1", "-2", ... after its name.
     const state = mgr.read();
-    if (state?.instance(addr)?.current) {
-      return fail([
+    const seen = new Map<string, number>();
+    const targets = ir.importedResources.map((imp) => {
+      const a = { ...addr, type: imp.typeName || addr.type };
+      const key = instanceAddrString(a);
+      const n = seen.get(key);
+      if (n !== undefined) a.name += `-${n + 1}`;
+      seen.set(key, n === undefined ? 0 : n + 1);
+      return { imp, addr: a, shown: instanceAddrString(a) };
+    });
+    const managed = targets
+      .filter((t) => state?.instance(t.addr)?.current)
+      .map((t) =>
         error(
           'Resource already managed by Terraform',
-          `Terraform is already managing a remote object for ${shown}. To import to this address you must first remove the existing object from the state.`,
+          `Terraform is already managing a remote object for ${t.shown}. To import to this address you must first remove the existing object from the state.`,
         ),
-      ]);
-    }
-    const imp = ir.importedResources[0];
-    if (!imp) return fail([error('Import returned no resources', `While attempting to import with ID ${id}, the provider returned no instance states.`)]);
-    if (imp.typeName === '') return fail([error(`import of ${shown} didn't set type`)]);
-    const idShown = objectValueID(imp.state);
-    io.stdout(colorize(`[reset][bold]${shown}: Refreshing state...${idShown ? ` [id=${idShown}]` : ''}`, color) + '\n');
-    const rr = await provider.readResource({ typeName: addr.type, currentState: imp.state, private: imp.private, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
-    if (hasErrors(rr.diagnostics)) return fail(rr.diagnostics);
-    const read = checkReadResult(schema.block, rr.newState, fqn, cfgAddr, shown);
-    if (!read.ok) return fail([...rr.diagnostics, ...read.diags]);
-    if (rr.newState.isNull)
-      return fail([
-        error(
-          'Cannot import non-existent remote object',
-          `While attempting to import an existing object to "${shown}", the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use "terraform apply" to create a new remote object for this resource.`,
-        ),
-      ]);
-    const obj = encodeObject(markObject(rr.newState, schema), schema, { status: 'ready', dependencies: [], createBeforeDestroy: false, private: rr.private });
+      );
+    if (managed.length) return fail(managed);
     const target = state ?? new State();
-    const modAddr = addr.module;
-    target.ensureModule(modAddr);
-    applyChange(target, { op: 'current', addr, obj, provider: (modAddr ? modAddr + '.' : '') + providerConfigAddr(fqn, local.alias) });
+    const providerAddr = (addr.module ? addr.module + '.' : '') + providerConfigAddr(fqn, local.alias);
+    for (const t of targets) {
+      if (t.imp.typeName === '') return fail([error(`import of ${t.shown} didn't set type`)]);
+      const tSchema = schemaResp.resourceTypes[t.addr.type];
+      if (!tSchema) return fail([error(`provider does not support resource type ${JSON.stringify(t.addr.type)}`)]);
+      const idShown = objectValueID(t.imp.state);
+      io.stdout(colorize(`[reset][bold]${t.shown}: Refreshing state...${idShown ? ` [id=${idShown}]` : ''}`, color) + '\n');
+      const rr = await provider.readResource({ typeName: t.addr.type, currentState: t.imp.state, private: t.imp.private, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+      if (hasErrors(rr.diagnostics)) return fail(rr.diagnostics);
+      const read = checkReadResult(tSchema.block, rr.newState, fqn, cfgAddr, t.shown);
+      if (!read.ok) return fail([...rr.diagnostics, ...read.diags]);
+      if (rr.newState.isNull)
+        return fail([
+          error(
+            'Cannot import non-existent remote object',
+            `While attempting to import an existing object to "${t.shown}", the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use "terraform apply" to create a new remote object for this resource.`,
+          ),
+        ]);
+      const obj = encodeObject(markObject(rr.newState, tSchema), tSchema, { status: 'ready', dependencies: [], createBeforeDestroy: false, private: rr.private });
+      target.ensureModule(t.addr.module);
+      applyChange(target, { op: 'current', addr: t.addr, obj, provider: providerAddr });
+    }
+    // (No object at all imports nothing, and Terraform still reports success.)
     mgr.write(target);
     const pd = await mgr.persist();
     if (hasErrors(pd)) return fail(pd);
