@@ -21,7 +21,8 @@
 // A request that does not decode against the schema is answered with gRPC INVALID_ARGUMENT; a provider method
 // that throws is answered with gRPC UNKNOWN (Terraform reports either as "Plugin did not respond" / the error).
 
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcModule } from './grpc';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +57,7 @@ function grpcError(code: grpc.status, details: string): grpc.ServiceError {
   const e = new Error(details) as grpc.ServiceError;
   e.code = code;
   e.details = details;
-  e.metadata = new grpc.Metadata();
+  e.metadata = new (grpcModule()).Metadata();
   return e;
 }
 
@@ -73,7 +74,7 @@ export async function startServer(factory: () => Provider | Promise<Provider>, o
   let schemas: GetProviderSchemaResponse | undefined;
   const getSchemas = async () => (schemas ??= await provider.getProviderSchema());
 
-  const server = new grpc.Server({ ...GRPC_OPTIONS });
+  const server = new (grpcModule()).Server({ ...GRPC_OPTIONS });
   const impl: grpc.UntypedServiceImplementation = {};
   for (const method of PROVIDER_METHODS) {
     const c = codec[method] as unknown as { requestFromProto(m: unknown, s: unknown): unknown; responseToProto(r: unknown, s: unknown, req: unknown): unknown };
@@ -93,7 +94,7 @@ export async function startServer(factory: () => Provider | Promise<Provider>, o
         try {
           req = method === 'stopProvider' ? undefined : c.requestFromProto(call.request, s);
         } catch (e) {
-          if (e instanceof ConvertError) throw grpcError(grpc.status.INVALID_ARGUMENT, e.message);
+          if (e instanceof ConvertError) throw grpcError(grpcModule().status.INVALID_ARGUMENT, e.message);
           throw e;
         }
         const res = await (provider[method] as (r: unknown) => Promise<unknown>).call(provider, req);
@@ -104,7 +105,7 @@ export async function startServer(factory: () => Provider | Promise<Provider>, o
         (e: unknown) => {
           if (e && typeof e === 'object' && 'code' in e && typeof (e as grpc.ServiceError).code === 'number') return callback(e as grpc.ServiceError);
           log(`provider ${method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-          callback(grpcError(grpc.status.UNKNOWN, e instanceof Error ? e.message : String(e)));
+          callback(grpcError(grpcModule().status.UNKNOWN, e instanceof Error ? e.message : String(e)));
         },
       );
     };
@@ -121,7 +122,7 @@ export async function startServer(factory: () => Provider | Promise<Provider>, o
           functions: [],
           ephemeral_resources: [],
         }),
-      (e: unknown) => callback(grpcError(grpc.status.UNKNOWN, String(e))),
+      (e: unknown) => callback(grpcError(grpcModule().status.UNKNOWN, String(e))),
     );
   };
   impl.GetFunctions = (_call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => callback(null, { functions: {}, diagnostics: [] });
@@ -175,7 +176,7 @@ export async function startServer(factory: () => Provider | Promise<Provider>, o
   const sockDir = mkdtempSync(join(env.PLUGIN_UNIX_SOCKET_DIR || tmpdir(), 'plugin'));
   const sock = join(sockDir, 'plugin.sock');
   let cert: ReturnType<typeof generateCertificate> | undefined;
-  let creds = grpc.ServerCredentials.createInsecure();
+  let creds = grpcModule().ServerCredentials.createInsecure();
   const clientPem = env.PLUGIN_CLIENT_CERT;
   if (clientPem) {
     cert = generateCertificate();

@@ -12,7 +12,8 @@
 // node:crypto makes keys and signatures but not certificates; the DER below is the small subset X.509 needs.
 
 import * as crypto from 'node:crypto';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcModule } from './grpc';
 
 export interface Certificate {
   certDer: Buffer;
@@ -125,12 +126,12 @@ export function pemToDer(pem: string): Buffer {
 
 /** Server side of AutoMTLS: serve with `cert`, require a client certificate and trust only `clientPem`. */
 export function serverCredentials(cert: Certificate, clientPem: string): grpc.ServerCredentials {
-  return grpc.ServerCredentials.createSsl(Buffer.from(clientPem), [{ private_key: Buffer.from(cert.keyPem), cert_chain: Buffer.from(cert.certPem) }], true);
+  return grpcModule().ServerCredentials.createSsl(Buffer.from(clientPem), [{ private_key: Buffer.from(cert.keyPem), cert_chain: Buffer.from(cert.certPem) }], true);
 }
 
 /** Client side of AutoMTLS: present `cert`, trust only the server's certificate. */
 export function clientCredentials(cert: Pick<Certificate, 'certPem' | 'keyPem'>, serverCertDer: Uint8Array): grpc.ChannelCredentials {
-  return grpc.credentials.createSsl(Buffer.from(derToPem(serverCertDer)), Buffer.from(cert.keyPem), Buffer.from(cert.certPem), { checkServerIdentity: () => undefined });
+  return grpcModule().credentials.createSsl(Buffer.from(derToPem(serverCertDer)), Buffer.from(cert.keyPem), Buffer.from(cert.certPem), { checkServerIdentity: () => undefined });
 }
 
 /** Channel options to use with clientCredentials. */

@@ -27,7 +27,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pgTypes from 'pg';
+
+// node-postgres is loaded on first use: its module set-up costs every command ~45 ms (it probes for a Cloudflare
+// runtime, which loads Node's fetch), and only the pg backend needs it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadPg = (): typeof pgTypes => require('pg') as typeof pgTypes;
+declare namespace pg {
+  type Pool = pgTypes.Pool;
+  type PoolClient = pgTypes.PoolClient;
+}
 import { error, warning, type Diagnostic } from '../../diags/diagnostic';
 import { applyChange, type Change, type ChangeListener, State } from '../../states/state';
 import { canonicalState, newLineage, readStateFile, TERRAFORM_VERSION, withMeta, writeStateFile, type StateFile } from '../../states/statefile';
@@ -77,7 +86,7 @@ export class PgBackend implements Workspaces {
     connection: Record<string, unknown>,
   ) {
     this.schema = quoteIdent(settings.schemaName);
-    this.pool = new pg.Pool({ ...connection, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 1000 });
+    this.pool = new (loadPg().Pool)({ ...connection, max: 4, allowExitOnIdle: true, idleTimeoutMillis: 1000 });
     // An idle client that loses its connection (server shutdown) must not crash the process.
     this.pool.on('error', () => undefined);
   }

@@ -16,7 +16,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcModule } from '../grpc';
 import { parseHandshake, pluginEnv, type Handshake } from '../handshake';
 import { CLIENT_TLS_OPTIONS, clientCredentials, generateCertificate } from '../tls';
 import { GRPC_OPTIONS, loadProtos } from '../proto/load';
@@ -73,7 +74,7 @@ export interface ShareInfo {
 
 /** A Provider service client on a plugin's address (a second channel to a running plugin). */
 export function connectProvider(info: ShareInfo): grpc.Client {
-  const creds = info.tls ? clientCredentials(info.tls, info.tls.serverCertDer) : grpc.credentials.createInsecure();
+  const creds = info.tls ? clientCredentials(info.tls, info.tls.serverCertDer) : grpcModule().credentials.createInsecure();
   const protos = loadProtos();
   const Svc = info.protocol === 5 ? protos.tfplugin5.Provider : protos.tfplugin6.Provider;
   return new Svc(info.target, creds, { ...GRPC_OPTIONS, ...(info.tls ? CLIENT_TLS_OPTIONS : {}) });
@@ -307,7 +308,7 @@ export class PluginProcess implements PluginConnection {
       return fail(msg.startsWith('Unrecognized remote plugin message') ? `${msg}\n${NO_LINES}${pluginNotes(opts.executable, display)}` : msg);
     }
     const target = hs.network === 'unix' ? `unix:${hs.address}` : hs.address;
-    const creds = cert && hs.serverCertDer ? clientCredentials(cert, hs.serverCertDer) : grpc.credentials.createInsecure();
+    const creds = cert && hs.serverCertDer ? clientCredentials(cert, hs.serverCertDer) : grpcModule().credentials.createInsecure();
     const chanOpts = { ...GRPC_OPTIONS, ...(cert && hs.serverCertDer ? CLIENT_TLS_OPTIONS : {}) };
     const protos = loadProtos();
     const Svc = hs.appVersion === 5 ? protos.tfplugin5.Provider : protos.tfplugin6.Provider;
@@ -331,7 +332,7 @@ export class PluginProcess implements PluginConnection {
     proc.channelClients.push(health, stdio, broker);
     const ok = await new Promise<string | undefined>((res) => {
       (health as any).Check({ service: 'plugin' }, { deadline: Date.now() + (opts.startTimeoutMs ?? 60_000) }, (err: grpc.ServiceError | null) => {
-        if (!err || err.code === grpc.status.UNIMPLEMENTED) res(undefined);
+        if (!err || err.code === grpcModule().status.UNIMPLEMENTED) res(undefined);
         else res(err.details || err.message);
       });
       void exited.then(() => res('plugin exited before we could connect'));

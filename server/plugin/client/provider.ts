@@ -19,7 +19,8 @@
 //   forever) bounds a hung validation, plan or read for the language server; ApplyResourceChange is never cut short
 //   (a run is cancelled instead).
 
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcModule } from '../grpc';
 import type { Diagnostic } from '../../diags/diagnostic';
 import { error } from '../../diags/diagnostic';
 import type * as P from '../../providers/provider';
@@ -53,23 +54,23 @@ function goMethod(m: Method): string {
 export function grpcErrorDiagnostic(err: grpc.ServiceError, method: Method, protocol: number): Diagnostic {
   const requestName = `${protocol === 5 ? 'plugin' : 'plugin6'}.(*GRPCProvider).${goMethod(method)}`;
   switch (err.code) {
-    case grpc.status.UNAVAILABLE:
+    case grpcModule().status.UNAVAILABLE:
       return error('Plugin did not respond', `The plugin encountered an error, and failed to respond to the ${requestName} call. The plugin logs may contain more details.`);
-    case grpc.status.CANCELLED:
+    case grpcModule().status.CANCELLED:
       return error('Request cancelled', `The ${requestName} request was cancelled.`);
-    case grpc.status.UNIMPLEMENTED:
+    case grpcModule().status.UNIMPLEMENTED:
       return error('Unsupported plugin method', `The ${requestName} method is not supported by this plugin.`);
     default:
       // grpc-js adds its own notes to a deadline; Go's client says "context deadline exceeded".
       return error(
         'Plugin error',
-        `The plugin returned an unexpected error from ${requestName}: rpc error: code = ${codeName(err.code)} desc = ${err.code === grpc.status.DEADLINE_EXCEEDED ? 'context deadline exceeded' : err.details}`,
+        `The plugin returned an unexpected error from ${requestName}: rpc error: code = ${codeName(err.code)} desc = ${err.code === grpcModule().status.DEADLINE_EXCEEDED ? 'context deadline exceeded' : err.details}`,
       );
   }
 }
 
 function codeName(c: number): string {
-  const n = grpc.status[c] ?? String(c);
+  const n = grpcModule().status[c] ?? String(c);
   return n
     .toLowerCase()
     .split('_')
@@ -116,7 +117,7 @@ export class GrpcProvider implements P.Provider {
     const name = RPC_NAMES[proc.protocol as ProtoVersion][method];
     const t0 = performance.now();
     return new Promise((res) => {
-      const md = new grpc.Metadata();
+      const md = new (grpcModule()).Metadata();
       // ApplyResourceChange has no deadline: creating a real object may take as long as it takes (Terraform waits),
       // and a run that must end sooner is cancelled (StopProvider, then the forced cancel).
       const limit = typeof this.opts.callTimeoutMs === 'function' ? this.opts.callTimeoutMs() : this.opts.callTimeoutMs;
@@ -189,11 +190,11 @@ export class GrpcProvider implements P.Provider {
     } catch (e) {
       return fail(error((e as Error).message));
     }
-    if (!proc.alive) return fail(grpcErrorDiagnostic({ code: grpc.status.UNAVAILABLE } as grpc.ServiceError, method, proc.protocol));
+    if (!proc.alive) return fail(grpcErrorDiagnostic({ code: grpcModule().status.UNAVAILABLE } as grpc.ServiceError, method, proc.protocol));
     const r = await this.unary(proc, method, msg);
     if ('err' in r) {
       // A crashed plugin: let its exit be observed before answering, so callers see a consistent state.
-      if (r.err.code === grpc.status.UNAVAILABLE) await Promise.race([proc.exited, new Promise((res) => setTimeout(res, 500))]);
+      if (r.err.code === grpcModule().status.UNAVAILABLE) await Promise.race([proc.exited, new Promise((res) => setTimeout(res, 500))]);
       return fail(grpcErrorDiagnostic(r.err, method, proc.protocol));
     }
     try {

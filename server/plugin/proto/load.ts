@@ -13,9 +13,10 @@
 // The texts: tfplugin5.proto/tfplugin6.proto are protocol 5.8/6.8 as published with terraform v1.11.4;
 // grpc_*.proto are go-plugin v1.6.0's; health.proto is grpc.health.v1.
 
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import * as protobuf from 'protobufjs';
+import type * as grpc from '@grpc/grpc-js';
+import { grpcModule } from '../grpc';
+import type * as protoLoader from '@grpc/proto-loader';
+import type * as protobufTypes from 'protobufjs';
 import tfplugin5 from './tfplugin5.proto';
 import tfplugin6 from './tfplugin6.proto';
 import controller from './grpc_controller.proto';
@@ -51,6 +52,11 @@ let cached: Protos | undefined;
 
 export function loadProtos(): Protos {
   if (cached) return cached;
+  // Loaded here, not at start-up: their module set-up costs every command ~20 ms, and only plugin commands need it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const protobuf = require('protobufjs') as typeof protobufTypes;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loader = require('@grpc/proto-loader') as typeof protoLoader;
   const root = new protobuf.Root();
   for (const f of ['google/protobuf/timestamp.proto', 'google/protobuf/empty.proto']) {
     const j = protobuf.common.get(f);
@@ -60,8 +66,8 @@ export function loadProtos(): Protos {
   for (const text of [tfplugin5, tfplugin6, controller, stdio, broker, health]) {
     protobuf.parse(text, root, { keepCase: true });
   }
-  const def = protoLoader.fromJSON(root.toJSON(), LOADER_OPTIONS);
-  const g = grpc.loadPackageDefinition(def) as any;
+  const def = loader.fromJSON(root.toJSON(), LOADER_OPTIONS);
+  const g = grpcModule().loadPackageDefinition(def) as any;
   cached = {
     tfplugin5: { Provider: g.tfplugin5.Provider },
     tfplugin6: { Provider: g.tfplugin6.Provider },
