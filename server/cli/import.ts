@@ -92,7 +92,7 @@ export async function runImport(rawArgs: string[], io: CliIO): Promise<number> {
   const local = res ? resourceProviderLocal(res) : { local: addr.type.split('_')[0] };
   const fqn = providerFqn(mod, local.local);
   const provider = providerFactory(io)(fqn);
-  const b = localBackend(io, { statePath: (f.values.get('state') as string) || undefined, backupPath: (f.values.get('backup') as string) || undefined });
+  const b = localBackend(io, { statePath: (f.values.get('state') as string) || undefined, backupPath: (f.values.get('backup') as string) || undefined }, cfg.module);
   const ws = b.currentWorkspace();
   const mgr = await b.stateMgr(ws);
   let lockId: string | undefined;

@@ -363,7 +363,7 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
     view.diagnostics([...dev, ...cfg.diags], cfg.render);
     return 1;
   }
-  const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined });
+  const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined }, cfg.module);
   if (a.stateOutPath) (b as unknown as { opts: { stateOutPath: string } }).opts.stateOutPath = a.stateOutPath;
   const ws = b.currentWorkspace();
   let mgr: FilesystemStateManager;
@@ -597,7 +597,7 @@ async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO):
   const cfg = await loadConfig(io, a.color);
   const render = cfg.render;
   const module = pf.config;
-  const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined });
+  const b = localBackend(io, { statePath: a.statePath || undefined, backupPath: a.backupPath || undefined }, 'module' in cfg ? cfg.module : undefined);
   const ws = b.currentWorkspace();
   let mgr: FilesystemStateManager;
   try {

@@ -102,6 +102,8 @@ export class FilesystemStateManager implements Full {
   /** canonicalState(readFile.state), computed once per refresh. */
   private readCanon: string | undefined;
   private backupFile: StateFile | undefined;
+  /** The state file's text when it was opened, parsed into backupFile only when a persist needs it (a plan never does). */
+  private backupText: string | undefined;
   private backupRead = false;
   private writtenBackup = false;
 
@@ -154,7 +156,8 @@ export class FilesystemStateManager implements Full {
     let text = '';
     let exists = true;
     if (this.fd !== undefined && this.readPath === this.path) {
-      text = readAllFd(this.fd);
+      // The text read when the file was opened (under the lock), if no persist has happened since.
+      text = this.backupText ?? readAllFd(this.fd);
     } else {
       try {
         text = readFileSync(this.abs(this.readPath), 'utf8');
@@ -228,6 +231,7 @@ export class FilesystemStateManager implements Full {
       else writeFileAtomic(this.abs(this.path), text);
     }
     this.backupFile = { ...recoveredFile, state: recovered.deepCopy() };
+    this.backupText = undefined;
     this.backupRead = true;
     unlinkSync(jp);
     diags.push(warning('State recovered from journal', `Foresight replayed ${j.changes.length} recorded change(s) of an interrupted run onto ${this.path}.`));
@@ -239,14 +243,21 @@ export class FilesystemStateManager implements Full {
   private loadBackupSource(): void {
     if (this.backupRead) return;
     this.backupRead = true;
-    let text = '';
     try {
-      text = this.fd !== undefined ? readAllFd(this.fd) : readFileSync(this.abs(this.path), 'utf8');
+      this.backupText = this.fd !== undefined ? readAllFd(this.fd) : readFileSync(this.abs(this.path), 'utf8');
     } catch {
-      return;
+      this.backupText = undefined;
     }
-    const r = readStateFile(text);
-    if (r.file && !r.diags.some((d) => d.severity === 'error')) this.backupFile = r.file;
+  }
+
+  /** The state as it was when the file was opened (the backup's content), parsed on first use. */
+  private backupSource(): StateFile | undefined {
+    if (this.backupText !== undefined) {
+      const r = readStateFile(this.backupText);
+      this.backupText = undefined;
+      if (r.file && !r.diags.some((d) => d.severity === 'error')) this.backupFile = r.file;
+    }
+    return this.backupFile;
   }
 
   async persist(): Promise<Diagnostic[]> {
@@ -265,8 +276,9 @@ export class FilesystemStateManager implements Full {
     const state = this.file.state;
     // One serialisation per persist: every comparison and the written text derive from it.
     const canon = canonicalState(state);
-    if (!this.writtenBackup && this.backupFile && this.backupPath !== '' && canon !== canonicalState(this.backupFile.state)) {
-      writeFileAtomic(this.abs(this.backupPath), writeStateFile(this.backupFile));
+    const backup = this.writtenBackup || this.backupPath === '' ? undefined : this.backupSource();
+    if (backup && canon !== canonicalState(backup.state)) {
+      writeFileAtomic(this.abs(this.backupPath), writeStateFile(backup));
       this.writtenBackup = true;
     }
     if (this.readFile && this.readCanon === undefined) this.readCanon = canonicalState(this.readFile.state);
@@ -339,6 +351,7 @@ export class FilesystemStateManager implements Full {
     this.fd = undefined;
     this.backupRead = false;
     this.backupFile = undefined;
+    this.backupText = undefined;
   }
 
   private lockInfo(): { info?: LockInfo; err?: string } {

@@ -17,6 +17,7 @@ import type { FilesystemStateManager } from '../../backends/local/filesystem';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadModuleTree, type LoadResult } from '../../config/load';
+import type { Module } from '../../config/model';
 import { hasErrors, type Diagnostic, type Range } from '../../diags/diagnostic';
 import { checkCoreVersionRequirements } from '../../versions/required';
 import { checkModulesInstalled, readModuleManifest } from '../../depsfile/modules';
@@ -309,10 +310,12 @@ export function recordedLocalBackend(io: CliIO): { path?: string; workspaceDir?:
  * server/backends/registry.ts. Its async methods throw BackendOpenError ("Backend initialization required", a
  * database that cannot be reached, ...) with Terraform's diagnostics.
  */
-export function localBackend(io: CliIO, opts: BackendOptions = {}): CliBackend {
+export function localBackend(io: CliIO, opts: BackendOptions = {}, loaded?: Pick<Module, 'terraform'>): CliBackend {
   return new CliBackend({ cwd: io.cwd, env: io.env, statePath: opts.statePath || undefined, backupPath: opts.backupPath }, async () => {
-    const res = await loadModuleTree(io.cwd);
-    return res.module.terraform.find((t) => t.backend)?.backend;
+    // A command that has read the root module already passes it: reading every file again costs ~100 ms at 3,000
+    // resources.
+    const mod = loaded ?? (await loadModuleTree(io.cwd)).module;
+    return mod.terraform.find((t) => t.backend)?.backend;
   });
 }
 
