@@ -31,7 +31,7 @@ export interface PoolOptions {
   callTimeoutMs?: number;
   env?: Env;
   /** Starts a process (default: PluginProcess.start; the language server's workers share processes, client/shared.ts). */
-  launch?: (opts: LaunchOptions) => Promise<PluginConnection>;
+  launch?: (opts: LaunchOptions, how?: { fresh?: boolean }) => Promise<PluginConnection>;
 }
 
 interface Entry {
@@ -42,6 +42,8 @@ interface Entry {
   starts: number;
   /** Calls in progress: the idle timer runs only while there are none. */
   inflight: number;
+  /** The next process must be a new one (shared launch): the current one is configured otherwise. */
+  fresh?: boolean;
   /** The configuration the current process was configured with, and its answer. */
   configured?: { proc: GrpcProvider; key: string; response: P.ConfigureProviderResponse };
 }
@@ -96,7 +98,10 @@ export class ProviderPool {
         entry.current = undefined;
       }
       if (!entry.current) {
-        entry.current = binaryProvider(workDir, loc, env, { callTimeoutMs: () => this.callTimeout(), launch: this.opts.launch });
+        const launch = this.opts.launch;
+        const fresh = entry.fresh === true;
+        entry.fresh = undefined;
+        entry.current = binaryProvider(workDir, loc, env, { callTimeoutMs: () => this.callTimeout(), launch: launch && ((o: LaunchOptions) => launch(o, { fresh })) });
         entry.starts++;
       }
       return entry.current;
@@ -167,8 +172,13 @@ export class ProviderPool {
       const ok = (r: P.ConfigureProviderResponse) => !r.diagnostics.some((d) => d.severity === 'error');
       const r = await shared.configureOnce(key, () => p.configureProvider(req), ok);
       if (r !== 'differs') return r;
-      if (entry.current === p) entry.current = undefined;
-      await p.terminate();
+      // Configured otherwise (by another thread, or before the provider block changed): this thread lets go of
+      // that process, which goes on serving the others, and gets a new one of its own.
+      if (entry.current === p) {
+        entry.current = undefined;
+        entry.fresh = true;
+      }
+      void p.close();
       p = await current();
       const fresh = await p.connection();
       const again = fresh?.configureOnce ? await fresh.configureOnce(key, () => p.configureProvider(req), ok) : await p.configureProvider(req);

@@ -7,7 +7,8 @@
 //                        counts each thread's uses, ends a process when no thread uses it any more or its threads
 //                        are gone (a terminated worker runs no clean-up code), and tells every thread when a process
 //                        exits. Configure-once (pool.ts) holds across threads: the host remembers each process's
-//                        configuration and first answer.
+//                        configuration and first answer; a thread that needs another configuration asks for a fresh
+//                        process (the old one goes on serving its other users, and later starts get the new one).
 //   hostLauncher()       in a worker: a launch function for ProviderPool that asks the host and opens this thread's
 //                        own gRPC channel to the process (the same address and AutoMTLS pair: go-plugin's server
 //                        accepts any number of connections from a client holding the certificate it trusts).
@@ -28,7 +29,7 @@ type Launch = Omit<LaunchOptions, 'log'>;
 type ClaimAnswer = { go: true } | { done: unknown } | { differs: true };
 
 type ToHost =
-  | { op: 'attach'; rid: number; from: number; tid: string; key: string; launch: Launch }
+  | { op: 'attach'; rid: number; from: number; tid: string; key: string; launch: Launch; fresh?: boolean }
   | { op: 'release'; id: number; tid: string }
   | { op: 'terminate'; id: number }
   | { op: 'claim'; rid: number; from: number; tid: string; id: number; key: string }
@@ -102,9 +103,10 @@ export function serveProcessHost(opts: { sweepMs?: number } = {}): ProcessHost {
     if (e.refs.size === 0) void end(e);
   };
 
-  const attach = async (m: Extract<ToHost, { op: 'attach' }>) => {
+  const attach = async (m: Extract<ToHost, { op: 'attach' }>): Promise<void> => {
     let e = byKey.get(m.key);
-    if (!e || e.gone) {
+    // fresh: a new process even when one is running (that one goes on serving its other users, and ends with them).
+    if (!e || e.gone || m.fresh) {
       const id = next++;
       const proc = PluginProcess.start(m.launch).catch((err: unknown) => (err instanceof LaunchError ? err : new LaunchError(err instanceof Error ? err.message : String(err))));
       const entry: HostEntry = { id, key: m.key, proc, refs: new Map(), gone: false };
@@ -126,6 +128,12 @@ export function serveProcessHost(opts: { sweepMs?: number } = {}): ProcessHost {
       entry.refs.delete(m.tid);
       post({ op: 'failed', rid: m.rid, to: m.from, message: p.message });
       return;
+    }
+    if (!p.alive && !m.fresh) {
+      // It exited just now (before its exit was noticed): start another rather than hand out a dead one.
+      unref(entry, m.tid, false);
+      forget(entry);
+      return attach(m);
     }
     post({ op: 'attached', rid: m.rid, to: m.from, id: entry.id, info: p.share, alive: p.alive });
   };
@@ -268,12 +276,12 @@ export function hostAvailable(): boolean {
 }
 
 /** A launch function (for ProviderPool) that starts processes through the main thread's host. */
-export function hostLauncher(): (opts: LaunchOptions) => Promise<PluginConnection> {
-  return async (opts) => {
+export function hostLauncher(): (opts: LaunchOptions, how?: { fresh?: boolean }) => Promise<PluginConnection> {
+  return async (opts, how) => {
     const s = side();
     const { log: _log, ...launch } = opts;
     const key = `${opts.cwd ?? ''}\0${opts.executable}`;
-    const m = await ask((rid) => ({ op: 'attach', rid, from: threadId, tid: s.tid, key, launch: { ...launch, env: launch.env ? { ...launch.env } : undefined } }));
+    const m = await ask((rid) => ({ op: 'attach', rid, from: threadId, tid: s.tid, key, fresh: how?.fresh, launch: { ...launch, env: launch.env ? { ...launch.env } : undefined } }));
     if (m.op === 'failed') throw new LaunchError(m.message);
     if (m.op !== 'attached') throw new LaunchError('unexpected answer from the provider host');
     const c = new SharedConnection(m.id, m.info);
