@@ -558,12 +558,8 @@ class Planner {
   }
 
   preventDestroy(r: Resource): boolean {
-    const e = r.lifecycle?.preventDestroy;
-    if (!e) return false;
-    const v = evaluate(e.ast, { funcCtx: { baseDir: '.', planning: true, console: false }, resolve: () => ({ variables: new Map(), diagnostics: [] }) }).value;
-    return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
+    return lifecycleFlag(r.lifecycle?.preventDestroy);
   }
-
 
   /** Plans one managed instance; returns its planned (marked) value for references, or undefined on errors. */
   private async planManaged(n: Extract<Node, { kind: 'resource' }>, inst: ModuleInstance, addr: InstanceAddr, rep: Repetition, schema: Schema, outDiags: Diagnostic[]): Promise<Value | undefined> {
@@ -1123,8 +1119,11 @@ async function crossTypeMove(pl: Planner, built: ReturnType<typeof buildConfigGr
 
 /** create_before_destroy as the resource sets it, or forced by a dependent that has it (plan and apply agree). */
 export function createBeforeDestroy(built: ReturnType<typeof buildConfigGraph>, r: Resource, path: string): boolean {
-  if (built.forcedCBD.has(configResourceAddr(path, configResourceKey(r)))) return true;
-  const e = r.lifecycle?.createBeforeDestroy;
+  return built.forcedCBD.has(configResourceAddr(path, configResourceKey(r))) || lifecycleFlag(r.lifecycle?.createBeforeDestroy);
+}
+
+/** A lifecycle flag (a literal: meta-arguments refer to nothing): true only when it evaluates to a known true. */
+function lifecycleFlag(e: { ast: Parameters<typeof evaluate>[0] } | undefined): boolean {
   if (!e) return false;
   const v = evaluate(e.ast, { funcCtx: { baseDir: '.', planning: true, console: false }, resolve: () => ({ variables: new Map(), diagnostics: [] }) }).value;
   return v.isKnown && !v.isNull && v.type.kind === 'bool' && v.bool;
