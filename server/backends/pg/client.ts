@@ -27,21 +27,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import type pgTypes from 'pg';
-
-// node-postgres is loaded on first use: its module set-up costs every command ~45 ms (it probes for a Cloudflare
-// runtime, which loads Node's fetch), and only the pg backend needs it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const loadPg = (): typeof pgTypes => require('pg') as typeof pgTypes;
-declare namespace pg {
-  type Pool = pgTypes.Pool;
-  type PoolClient = pgTypes.PoolClient;
-}
+import type pg from 'pg';
 import { error, warning, type Diagnostic } from '../../diags/diagnostic';
 import { applyChange, type Change, type ChangeListener, State } from '../../states/state';
 import { canonicalState, newLineage, readStateFile, TERRAFORM_VERSION, withMeta, writeStateFile, type StateFile } from '../../states/statefile';
 import { LockError, type Full, type LockHolder, type LockInfo, type SnapshotMeta, type Workspaces } from '../../states/statemgr';
 import { decodeJournal, journalApplies, JournalWriter, replayJournal } from '../local/journal';
+
+// node-postgres is loaded on first use: its module set-up costs every command ~45 ms (it probes for a Cloudflare
+// runtime, which loads Node's fetch), and only the pg backend needs it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadPg = (): typeof pg => require('pg') as typeof pg;
 
 export interface PgSettings {
   connStr: string;

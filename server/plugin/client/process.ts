@@ -72,12 +72,20 @@ export interface ShareInfo {
   tls?: { certPem: string; keyPem: string; serverCertDer: Uint8Array };
 }
 
-/** A Provider service client on a plugin's address (a second channel to a running plugin). */
+/** The credentials and channel options for a plugin's address: AutoMTLS when `info.tls`, plaintext otherwise. */
+function channelArgs(info: ShareInfo): { creds: grpc.ChannelCredentials; options: grpc.ChannelOptions } {
+  return {
+    creds: info.tls ? clientCredentials(info.tls, info.tls.serverCertDer) : grpcModule().credentials.createInsecure(),
+    options: { ...GRPC_OPTIONS, ...(info.tls ? CLIENT_TLS_OPTIONS : {}) },
+  };
+}
+
+/** A Provider service client on a plugin's address (the first channel of PluginProcess.start, or another one). */
 export function connectProvider(info: ShareInfo): grpc.Client {
-  const creds = info.tls ? clientCredentials(info.tls, info.tls.serverCertDer) : grpcModule().credentials.createInsecure();
+  const { creds, options } = channelArgs(info);
   const protos = loadProtos();
   const Svc = info.protocol === 5 ? protos.tfplugin5.Provider : protos.tfplugin6.Provider;
-  return new Svc(info.target, creds, { ...GRPC_OPTIONS, ...(info.tls ? CLIENT_TLS_OPTIONS : {}) });
+  return new Svc(info.target, creds, options);
 }
 
 const live = new Set<PluginProcess>();
@@ -308,20 +316,18 @@ export class PluginProcess implements PluginConnection {
       return fail(msg.startsWith('Unrecognized remote plugin message') ? `${msg}\n${NO_LINES}${pluginNotes(opts.executable, display)}` : msg);
     }
     const target = hs.network === 'unix' ? `unix:${hs.address}` : hs.address;
-    const creds = cert && hs.serverCertDer ? clientCredentials(cert, hs.serverCertDer) : grpcModule().credentials.createInsecure();
-    const chanOpts = { ...GRPC_OPTIONS, ...(cert && hs.serverCertDer ? CLIENT_TLS_OPTIONS : {}) };
-    const protos = loadProtos();
-    const Svc = hs.appVersion === 5 ? protos.tfplugin5.Provider : protos.tfplugin6.Provider;
-    const provider = new Svc(target, creds, chanOpts);
-    // Further clients share the provider client's channel.
-    const shared = { channelOverride: provider.getChannel() };
-    const controller = new protos.controller(target, creds, { ...chanOpts, ...shared } as grpc.ClientOptions);
     const share: ShareInfo = {
       target,
       protocol: hs.appVersion,
       pid: child.pid,
       tls: cert && hs.serverCertDer ? { certPem: cert.certPem, keyPem: cert.keyPem, serverCertDer: hs.serverCertDer } : undefined,
     };
+    const { creds, options: chanOpts } = channelArgs(share);
+    const protos = loadProtos();
+    const provider = connectProvider(share);
+    // Further clients share the provider client's channel.
+    const shared = { channelOverride: provider.getChannel() };
+    const controller = new protos.controller(target, creds, { ...chanOpts, ...shared } as grpc.ClientOptions);
     const proc = new PluginProcess(child, hs, provider, controller, exited, performance.now() - t0, share);
     live.add(proc);
     void exited.then(() => live.delete(proc));

@@ -255,18 +255,19 @@ export class GrpcProvider implements P.Provider {
   }
 
   /** Ends the plugin process (Shutdown, then SIGKILL after 2 s); a shared process is only released. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (!this.proc) return;
-    const proc = await this.proc;
-    if (!(proc instanceof LaunchError)) await proc.kill();
+  close(): Promise<void> {
+    return this.end((p) => p.kill());
   }
 
   /** Ends the plugin process even where it is shared (hung, or to be configured afresh). */
-  async terminate(): Promise<void> {
+  terminate(): Promise<void> {
+    return this.end((p) => p.terminate());
+  }
+
+  private async end(how: (p: PluginConnection) => Promise<void>): Promise<void> {
     this.closed = true;
     if (!this.proc) return;
     const proc = await this.proc;
-    if (!(proc instanceof LaunchError)) await proc.terminate();
+    if (!(proc instanceof LaunchError)) await how(proc);
   }
 }
