@@ -1,5 +1,5 @@
 // Process entry of dist/cli.js: runs the command line with the real process streams and sets the exit status.
-import { flushStdout, processIO } from './io';
+import { processIO } from './io';
 import { main } from './main';
 import { BackendOpenError } from '../backends/registry';
 import { renderDiagnosticsView } from '../diags/render';
@@ -7,13 +7,11 @@ import { pluginPanics } from '../plugin/client/process';
 
 main(process.argv.slice(2), processIO()).then(
   (code) => {
-    flushStdout();
     // As Terraform's main.go: a failed command reports the plugins that crashed (Ui.Error adds a newline).
     if (code !== 0) for (const p of pluginPanics()) process.stderr.write(p + '\n');
     process.exitCode = code;
   },
   (err: unknown) => {
-    flushStdout();
     // A backend that cannot be opened (init required, database unreachable) where a command did not catch it:
     // Terraform's diagnostics, exit 1.
     if (err instanceof BackendOpenError) {

@@ -21,53 +21,13 @@ export type Command = (args: string[], io: CliIO) => Promise<number>;
 
 export function processIO(cwd = process.cwd()): CliIO {
   return {
-    stdin: async () => {
-      flushStdout();
-      return readStdin();
-    },
+    stdin: readStdin,
     interactive: process.stdin.isTTY === true,
-    stdout: bufferedStdout,
-    stderr: (s) => {
-      flushStdout();
-      process.stderr.write(s);
-    },
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
     cwd,
     env: process.env,
   };
-}
-
-// Standard output is gathered and written once per turn of the event loop (or every 64 KB): a plan of 3,000
-// resources prints 3,000 "Refreshing state..." lines, and one write call each cost ~40 ms. Output keeps its order
-// with standard error (written through at once, after what standard output holds) and is complete before a prompt
-// waits for input and when the process exits.
-let pending: string[] = [];
-let pendingLength = 0;
-let flushScheduled = false;
-let exitHooked = false;
-
-export function flushStdout(): void {
-  if (pending.length === 0) return;
-  const s = pending.length === 1 ? pending[0] : pending.join('');
-  pending = [];
-  pendingLength = 0;
-  process.stdout.write(s);
-}
-
-function bufferedStdout(s: string): void {
-  if (!exitHooked) {
-    exitHooked = true;
-    process.on('exit', flushStdout);
-  }
-  pending.push(s);
-  pendingLength += s.length;
-  if (pendingLength >= 65536) flushStdout();
-  else if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(() => {
-      flushScheduled = false;
-      flushStdout();
-    });
-  }
 }
 
 let pipeConsumed = false;
