@@ -243,43 +243,175 @@ function exprsOfBody(b: Resource['config']): Expression[] {
 }
 
 /** Reference check results by expression, valid while the declarations (declarationSignature) are the same. */
-const checkCache = new WeakMap<Expression, { sig: number; scope: string; mod: string; diags: Diagnostic[]; targets: (string | undefined)[] }>();
+interface ExprCheck {
+  sig: number;
+  scope: string;
+  mod: string;
+  diags: Diagnostic[];
+  targets: (string | undefined)[];
+}
+const checkCache = new WeakMap<Expression, ExprCheck>();
 
 function scopeKey(s: Scope): string {
   return `${s.count ? 'c' : ''}${s.each ? 'e' : ''}${s.self ? 's' : ''}${s.extra?.size ? ':' + [...s.extra].join(',') : ''}`;
 }
 
+/** The reference checks of one expression, from checkCache when still valid. */
+function exprCheck(mod: Module, sig: number, e: Expression, scope: Scope, sk: string): ExprCheck {
+  let c = checkCache.get(e);
+  if (!c || c.sig !== sig || c.scope !== sk || c.mod !== mod.path) {
+    const own: Diagnostic[] = [];
+    const targets: (string | undefined)[] = [];
+    for (const r of refsOf(e)) targets.push(checkRef(mod, r, scope, own));
+    c = { sig, scope: sk, mod: mod.path, diags: own, targets };
+    checkCache.set(e, c);
+  }
+  return c;
+}
+
 /**
  * Everything checkRef reads besides the reference and scope: declared names (and their order, which decides
  * suggestions and which duplicate is found first), count/for_each presence of resources and module calls, the
- * outputs of called modules.
+ * outputs of called modules. Compared element by element with what the previous check of the same module saw
+ * (no string is built per declaration): unchanged declarations keep their number, so that each cached result
+ * is validated in constant time.
  */
 function declarationSignature(mod: Module): number {
-  const parts: string[] = [mod.path, [...mod.variables.keys()].join(','), [...mod.locals.keys()].join(',')];
-  for (const m of mod.moduleCalls.values()) parts.push(`m${m.name}${m.count ? 'c' : ''}${m.forEach ? 'f' : ''}${m.module ? '(' + [...m.module.outputs.keys()].join(',') + ')' : ''}`);
   const lookup = resourceLookup(mod);
-  for (const [k, r] of lookup.all) parts.push(`${k}${r.count ? 'c' : ''}${r.forEach ? 'f' : ''}${lookup.resources.has(k) ? '' : 'k'}`);
-  const sig = parts.join('\n');
-  // Interned as a number, so that each expression compares it in constant time.
-  let id = signatureIds.get(sig);
-  if (id === undefined) {
-    if (signatureIds.size >= 64) signatureIds.clear();
-    signatureIds.set(sig, (id = ++lastSignatureId));
+  const head: string[] = [[...mod.variables.keys()].join(','), [...mod.locals.keys()].join(',')];
+  for (const m of mod.moduleCalls.values()) head.push(`m${m.name}${m.count ? 'c' : ''}${m.forEach ? 'f' : ''}${m.module ? '(' + [...m.module.outputs.keys()].join(',') + ')' : ''}`);
+  const keys: string[] = [];
+  const flags: number[] = [];
+  for (const [k, r] of lookup.all) {
+    keys.push(k);
+    flags.push((r.count ? 1 : 0) | (r.forEach ? 2 : 0) | (lookup.resources.has(k) ? 0 : 4));
   }
+  const at = `${mod.dir}\u0000${mod.path}`;
+  const st = declStates.get(at);
+  if (st && sameItems(st.head, head) && sameItems(st.keys, keys) && sameItems(st.flags, flags)) return st.id;
+  if (!st && declStates.size >= 64) declStates.clear();
+  const id = ++lastSignatureId;
+  declStates.set(at, { id, head, keys, flags });
   return id;
 }
-const signatureIds = new Map<string, number>();
+interface DeclState {
+  id: number;
+  head: string[];
+  keys: string[];
+  flags: number[];
+}
+/** The declarations each module (by directory and path) was last checked with. */
+const declStates = new Map<string, DeclState>();
 let lastSignatureId = 0;
 
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** exprsOfBody, kept per Body (bodies of unchanged files are reused across loads). */
-/** checkModule's results per resource body (see visitBody), under the same validity key as checkCache. */
-const bodyCheckCache = new WeakMap<Body, { sig: number; scope: string; mod: string; diags: Diagnostic[]; targets: string[] }>();
 const bodyExprsCache = new WeakMap<Resource['config'], Expression[]>();
 function bodyExprs(b: Resource['config']): Expression[] {
   let l = bodyExprsCache.get(b);
   if (!l) bodyExprsCache.set(b, (l = exprsOfBody(b)));
   return l;
 }
+
+/**
+ * The checks of one resource block (its count/for_each, body, depends_on and conditions): its diagnostics in
+ * that order and the graph nodes it refers to (first occurrence order, itself excluded). Kept by the resource's
+ * body, valid while the declarations and the resource's other parts are the same objects (unchanged files
+ * keep them across loads), so that re-checking an unchanged resource costs one lookup.
+ */
+interface ResourceCheck {
+  sig: number;
+  mod: string;
+  count: Expression | undefined;
+  forEach: Expression | undefined;
+  dependsOn: Expression | undefined;
+  lifecycle: Resource['lifecycle'];
+  dynamic: string;
+  diags: Diagnostic[];
+  targets: string[];
+}
+const resourceChecks = new WeakMap<Body, ResourceCheck>();
+
+function resourceCheck(mod: Module, sig: number, r: Resource, key: string): ResourceCheck {
+  const dynamic = r.dynamic.length ? r.dynamic.map((d) => d.iterator ?? d.blockType).join(',') : '';
+  let c = resourceChecks.get(r.config);
+  if (
+    c &&
+    c.sig === sig &&
+    c.mod === mod.path &&
+    c.count === r.count &&
+    c.forEach === r.forEach &&
+    c.dependsOn === r.dependsOn &&
+    c.lifecycle === r.lifecycle &&
+    c.dynamic === dynamic
+  )
+    return c;
+  const diags: Diagnostic[] = [];
+  const targets = new Set<string>();
+  const add = (exprs: readonly (Expression | undefined)[], scope: Scope) => {
+    const sk = scopeKey(scope);
+    for (const e of exprs) {
+      if (!e) continue;
+      const ec = exprCheck(mod, sig, e, scope, sk);
+      for (const d of ec.diags) diags.push(d);
+      for (const to of ec.targets) if (to && to !== key) targets.add(to);
+    }
+  };
+  const none: Scope = { count: false, each: false, self: false };
+  const scope: Scope = { count: !!r.count, each: !!r.forEach, self: false, extra: r.dynamic.length ? new Set(r.dynamic.map((d) => d.iterator ?? d.blockType)) : undefined };
+  add([r.count, r.forEach], none);
+  add(bodyExprs(r.config), scope);
+  if (r.dependsOn) add([r.dependsOn], none);
+  if (r.lifecycle) {
+    for (const x of r.lifecycle.preconditions) add([x.condition, x.errorMessage], scope);
+    for (const x of r.lifecycle.postconditions) add([x.condition, x.errorMessage], { ...scope, self: true });
+  }
+  c = { sig, mod: mod.path, count: r.count, forEach: r.forEach, dependsOn: r.dependsOn, lifecycle: r.lifecycle, dynamic, diags, targets: [...targets] };
+  resourceChecks.set(r.config, c);
+  return c;
+}
+
+/**
+ * The reference graph of one module: nodes in the order first named, each with the lists of nodes it refers to
+ * (duplicates and edges to nodes that are not declared are harmless: findCycle skips them).
+ */
+class RefGraph {
+  readonly order: string[] = [];
+  readonly lists: (readonly (string | undefined)[])[][] = [];
+  private readonly index = new Map<string, number>();
+
+  node(n: string): (readonly (string | undefined)[])[] {
+    let i = this.index.get(n);
+    if (i === undefined) {
+      this.index.set(n, (i = this.order.length));
+      this.order.push(n);
+      this.lists.push([]);
+    }
+    return this.lists[i];
+  }
+
+  /** Whether `o` has the same nodes and edges in the same order (lists compared by identity, else by items). */
+  same(o: RefGraph): boolean {
+    if (o.order.length !== this.order.length) return false;
+    for (let i = 0; i < this.order.length; i++) {
+      if (o.order[i] !== this.order[i]) return false;
+      const a = this.lists[i];
+      const b = o.lists[i];
+      if (a.length !== b.length) return false;
+      for (let j = 0; j < a.length; j++) if (!sameItems(a[j], b[j])) return false;
+    }
+    return true;
+  }
+}
+
+/** The graph each module (by directory and path) was last checked with, and the cycle found in it. */
+const lastGraphs = new Map<string, { graph: RefGraph; cycle: string[] | undefined }>();
 
 /** Runs reference checks and cycle detection over a module and its loaded children. */
 export function checkModule(mod: Module): Diagnostic[] {
@@ -291,67 +423,21 @@ export function checkModule(mod: Module): Diagnostic[] {
     if (pd.some((d) => d.severity === 'error')) return pd;
     diags.push(...pd);
   }
-  const edges = new Map<string, Set<string>>();
-  const order: string[] = [];
-  const node = (n: string) => {
-    if (!edges.has(n)) {
-      edges.set(n, new Set());
-      order.push(n);
-    }
-    return edges.get(n)!;
-  };
+  const graph = new RefGraph();
   const sig = declarationSignature(mod);
   const visit = (from: string | undefined, exprs: (Expression | undefined)[], scope: Scope) => {
-    const deps = from ? node(from) : undefined;
+    const deps = from ? graph.node(from) : undefined;
     const sk = scopeKey(scope);
     for (const e of exprs) {
       if (!e) continue;
       // An expression's checks depend only on its references, its scope and the module's declarations.
-      let c = checkCache.get(e);
-      if (!c || c.sig !== sig || c.scope !== sk || c.mod !== mod.path) {
-        const own: Diagnostic[] = [];
-        const targets: (string | undefined)[] = [];
-        for (const r of refsOf(e)) targets.push(checkRef(mod, r, scope, own));
-        c = { sig, scope: sk, mod: mod.path, diags: own, targets };
-        checkCache.set(e, c);
-      }
+      const c = exprCheck(mod, sig, e, scope, sk);
       for (const d of c.diags) diags.push(d);
-      if (deps)
-        for (const to of c.targets) {
-          if (to && to !== from) deps.add(to);
-          if (to && to === from && from!.startsWith('local.')) deps.add(to);
-        }
+      if (!deps || c.targets.length === 0) continue;
+      // A local value referring to itself is a cycle; any other node's references to itself are not edges.
+      if (from!.startsWith('local.') || !c.targets.includes(from)) deps.push(c.targets);
+      else deps.push(c.targets.filter((t) => t !== from));
     }
-  };
-  /**
-   * visit() over every expression of a resource body, with one cache entry for the whole body (valid under
-   * the same conditions as each expression's: the body object is unchanged, so are its expressions), so an
-   * edit costs one lookup per unchanged resource rather than one per expression.
-   */
-  const visitBody = (from: string, body: Body, scope: Scope) => {
-    const sk = scopeKey(scope);
-    let c = bodyCheckCache.get(body);
-    if (!c || c.sig !== sig || c.scope !== sk || c.mod !== mod.path) {
-      const own: Diagnostic[] = [];
-      const targets = new Set<string>();
-      for (const e of bodyExprs(body)) {
-        let ec = checkCache.get(e);
-        if (!ec || ec.sig !== sig || ec.scope !== sk || ec.mod !== mod.path) {
-          const eOwn: Diagnostic[] = [];
-          const eTargets: (string | undefined)[] = [];
-          for (const r of refsOf(e)) eTargets.push(checkRef(mod, r, scope, eOwn));
-          ec = { sig, scope: sk, mod: mod.path, diags: eOwn, targets: eTargets };
-          checkCache.set(e, ec);
-        }
-        for (const d of ec.diags) own.push(d);
-        for (const to of ec.targets) if (to) targets.add(to);
-      }
-      c = { sig, scope: sk, mod: mod.path, diags: own, targets: [...targets] };
-      bodyCheckCache.set(body, c);
-    }
-    for (const d of c.diags) diags.push(d);
-    const deps = node(from);
-    for (const to of c.targets) if (to !== from || from.startsWith('local.')) deps.add(to);
   };
   const none: Scope = { count: false, each: false, self: false };
   for (const v of mod.variables.values()) {
@@ -360,14 +446,10 @@ export function checkModule(mod: Module): Diagnostic[] {
   for (const l of mod.locals.values()) visit(`local.${l.name}`, [l.expr], none);
   for (const r of mod.resources) {
     const key = resourceKey(r);
-    const scope: Scope = { count: !!r.count, each: !!r.forEach, self: false, extra: r.dynamic.length ? new Set(r.dynamic.map((d) => d.iterator ?? d.blockType)) : undefined };
-    visit(key, [r.count, r.forEach], none);
-    visitBody(key, r.config, scope);
-    if (r.dependsOn) visit(key, [r.dependsOn], none);
-    if (r.lifecycle) {
-      for (const c of r.lifecycle.preconditions) visit(key, [c.condition, c.errorMessage], scope);
-      for (const c of r.lifecycle.postconditions) visit(key, [c.condition, c.errorMessage], { ...scope, self: true });
-    }
+    const c = resourceCheck(mod, sig, r, key);
+    for (const d of c.diags) diags.push(d);
+    const deps = graph.node(key);
+    if (c.targets.length) deps.push(c.targets);
   }
   for (const o of mod.outputs.values()) {
     visit(`output.${o.name}`, [o.value, o.dependsOn], none);
@@ -398,7 +480,12 @@ export function checkModule(mod: Module): Diagnostic[] {
   }
   for (const c of mod.checks) for (const a of c.asserts) visit(undefined, [a.condition, a.errorMessage], none);
   // Terraform builds the graph (and finds cycles) before it evaluates references: a cycle is the only error.
-  const cyc = findCycle(edges, order);
+  // An edit that changes no reference leaves the graph as it was, and with it the answer.
+  const at = `${mod.dir}\u0000${mod.path}`;
+  const last = lastGraphs.get(at);
+  const cyc = last && last.graph.same(graph) ? last.cycle : findCycle(graph);
+  if (!last && lastGraphs.size >= 64) lastGraphs.clear();
+  lastGraphs.set(at, { graph, cycle: cyc });
   if (cyc) return [error(`Cycle: ${cyc.map(nodeName).join(', ')}`)];
   for (const m of mod.moduleCalls.values()) if (m.module) diags.push(...checkModule(m.module));
   return diags;
@@ -413,21 +500,28 @@ function nodeName(n: string): string {
  * The first strongly connected component with more than one node (or a self loop), nodes sorted. Tarjan's
  * algorithm over integer node ids, iterative (the same visiting order as the recursive formulation).
  */
-function findCycle(edges: Map<string, Set<string>>, order: string[]): string[] | undefined {
+function findCycle(g: RefGraph): string[] | undefined {
+  const order = g.order;
   const n = order.length;
   const id = new Map<string, number>();
   for (let i = 0; i < n; i++) id.set(order[i], i);
-  // Adjacency in the sets' iteration order, edges to unknown nodes dropped.
+  // Adjacency in the order the references were met, edges to unknown nodes dropped.
   const adjStart = new Int32Array(n + 1);
   const adj: number[] = [];
   for (let i = 0; i < n; i++) {
     adjStart[i] = adj.length;
-    for (const w of edges.get(order[i])!) {
-      const j = id.get(w);
-      if (j !== undefined) adj.push(j);
-    }
+    for (const list of g.lists[i])
+      for (const w of list) {
+        if (w === undefined) continue;
+        const j = id.get(w);
+        if (j !== undefined) adj.push(j);
+      }
   }
   adjStart[n] = adj.length;
+  const selfLoop = (v: number) => {
+    for (let e = adjStart[v]; e < adjStart[v + 1]; e++) if (adj[e] === v) return true;
+    return false;
+  };
   const idx = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const onStack = new Uint8Array(n);
@@ -469,7 +563,7 @@ function findCycle(edges: Map<string, Set<string>>, order: string[]): string[] |
           onStack[w] = 0;
           comp.push(order[w]);
         } while (w !== v);
-        if (!found && (comp.length > 1 || edges.get(order[v])!.has(order[v]))) found = comp.sort();
+        if (!found && (comp.length > 1 || selfLoop(v))) found = comp.sort();
       }
       if (callV.length > 0) {
         const parent = callV[callV.length - 1];
