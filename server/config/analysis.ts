@@ -1,21 +1,23 @@
 // Incremental analysis of one module directory: `ModuleAnalysis` keeps what loading extracted from each file
-// (load.ts FileCache: syntax diagnostics, block contexts, generic bodies with parsed expression ASTs) and, for
-// files edited through `update` with text changes, a ParsedDocument re-parsed incrementally by tree-sitter.
-// After an edit only the changed file is parsed and converted again; the model is re-assembled from the
-// cached bodies and the static checks run on it (checks.ts caches each expression's reference checks while
-// the module's declarations are unchanged). Results equal validateDirectory's on the same texts
+// (load.ts FileCache: syntax diagnostics, block contexts, generic bodies with parsed expression ASTs), the
+// texts of files on disk by their stat (load.ts DiskTexts), and, for files with syntax errors edited through
+// `update` with text changes, a ParsedDocument re-parsed incrementally by tree-sitter (a file without them
+// is read by the fast lane, which needs no tree). After an edit only the changed file is parsed and converted
+// again; the model is re-assembled from the cached declarations and the static checks run on it (checks.ts
+// and evaluate.ts checkRepetition cache their results while the declarations they read are unchanged). Results equal validateDirectory's on the same texts
 // (test/config/incremental.test.ts). Siblings: validate.ts (the one-shot entry point), load.ts.
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ParsedDocument, type TextChange } from '../syntax/document';
+import { applyTextChanges, ParsedDocument, type TextChange } from '../syntax/document';
 import { initParser, type Tree } from '../syntax/treesitter';
-import type { FileCache } from './load';
+import type { DiskTexts, FileCache } from './load';
 import { validateDirectory, type ValidateResult } from './validate';
 
 export class ModuleAnalysis {
   readonly dir: string;
   private readonly cache: FileCache = new Map();
+  private readonly disk: DiskTexts = new Map();
   private readonly docs = new Map<string, ParsedDocument>();
   private overlays = new Map<string, string>();
 
@@ -36,7 +38,7 @@ export class ModuleAnalysis {
     const trees = new Map<string, { text: string; tree: Tree }>();
     // A document's tree was parsed without a budget: used only when analysis has none either.
     if (this.opts.budgetMs === undefined) for (const [p, d] of this.docs) trees.set(p, { text: d.text, tree: d.tree });
-    return validateDirectory(this.dir, { overlays: this.overlays, budgetMs: this.opts.budgetMs, cache: this.cache, trees });
+    return validateDirectory(this.dir, { overlays: this.overlays, budgetMs: this.opts.budgetMs, cache: this.cache, trees, disk: this.disk });
   }
 
   /**
@@ -49,16 +51,22 @@ export class ModuleAnalysis {
       this.closeDoc(abs);
       this.overlays.set(abs, change);
     } else {
-      await initParser();
-      let doc = this.docs.get(abs);
-      if (!doc) {
-        doc = new ParsedDocument(abs, this.currentText(abs));
-        this.docs.set(abs, doc);
-      }
-      doc.applyChanges(change);
-      this.overlays.set(abs, doc.text);
+      const doc = this.docs.get(abs);
+      if (doc) {
+        await initParser();
+        doc.applyChanges(change);
+        this.overlays.set(abs, doc.text);
+      } else this.overlays.set(abs, applyTextChanges(this.currentText(abs), change));
     }
-    return this.analyze();
+    const res = await this.analyze();
+    // A file the fast lane could not read (syntax errors) was parsed by tree-sitter: its tree is kept, so that the
+    // next edits re-parse it incrementally (trees are used only without a parse budget, see analyze).
+    const entry = this.cache.get(abs);
+    if (typeof change !== 'string' && this.opts.budgetMs === undefined && !this.docs.has(abs) && !(entry?.fast && entry.text === this.overlays.get(abs))) {
+      await initParser();
+      this.docs.set(abs, new ParsedDocument(abs, this.overlays.get(abs)!));
+    }
+    return res;
   }
 
   /** Forgets an overlay (the file reverts to its text on disk). */
@@ -91,5 +99,6 @@ export class ModuleAnalysis {
     for (const d of this.docs.values()) d.dispose();
     this.docs.clear();
     this.cache.clear();
+    this.disk.clear();
   }
 }

@@ -326,6 +326,8 @@ function bodyExprs(b: Resource['config']): Expression[] {
  * keep them across loads), so that re-checking an unchanged resource costs one lookup.
  */
 interface ResourceCheck {
+  /** The resource's resourceKey (the graph node). */
+  key: string;
   sig: number;
   mod: string;
   count: Expression | undefined;
@@ -338,7 +340,7 @@ interface ResourceCheck {
 }
 const resourceChecks = new WeakMap<Body, ResourceCheck>();
 
-function resourceCheck(mod: Module, sig: number, r: Resource, key: string): ResourceCheck {
+function resourceCheck(mod: Module, sig: number, r: Resource): ResourceCheck {
   const dynamic = r.dynamic.length ? r.dynamic.map((d) => d.iterator ?? d.blockType).join(',') : '';
   let c = resourceChecks.get(r.config);
   if (
@@ -352,6 +354,7 @@ function resourceCheck(mod: Module, sig: number, r: Resource, key: string): Reso
     c.dynamic === dynamic
   )
     return c;
+  const key = resourceKey(r);
   const diags: Diagnostic[] = [];
   const targets = new Set<string>();
   const add = (exprs: readonly (Expression | undefined)[], scope: Scope) => {
@@ -372,7 +375,7 @@ function resourceCheck(mod: Module, sig: number, r: Resource, key: string): Reso
     for (const x of r.lifecycle.preconditions) add([x.condition, x.errorMessage], scope);
     for (const x of r.lifecycle.postconditions) add([x.condition, x.errorMessage], { ...scope, self: true });
   }
-  c = { sig, mod: mod.path, count: r.count, forEach: r.forEach, dependsOn: r.dependsOn, lifecycle: r.lifecycle, dynamic, diags, targets: [...targets] };
+  c = { key, sig, mod: mod.path, count: r.count, forEach: r.forEach, dependsOn: r.dependsOn, lifecycle: r.lifecycle, dynamic, diags, targets: [...targets] };
   resourceChecks.set(r.config, c);
   return c;
 }
@@ -445,10 +448,10 @@ export function checkModule(mod: Module): Diagnostic[] {
   }
   for (const l of mod.locals.values()) visit(`local.${l.name}`, [l.expr], none);
   for (const r of mod.resources) {
-    const key = resourceKey(r);
-    const c = resourceCheck(mod, sig, r, key);
+    // A body belongs to one block, so the record's key is the resource's.
+    const c = resourceCheck(mod, sig, r);
     for (const d of c.diags) diags.push(d);
-    const deps = graph.node(key);
+    const deps = graph.node(c.key);
     if (c.targets.length) deps.push(c.targets);
   }
   for (const o of mod.outputs.values()) {

@@ -347,7 +347,11 @@ export function forEachValue(
 // ---- validate: static count / for_each checks -----------------------------------------------------------
 
 /** Diagnostics of a count / for_each expression by the expression, with the key of what they depended on. */
-const repetitionCache = new WeakMap<HclExpression, { key: string; diags: Diagnostic[] }>();
+/**
+ * checkRepetition's results by expression: `key` is RepetitionDeps's, `env` the repetitionEnv number it was
+ * last found valid under (while that is unchanged, so is everything the expression can read).
+ */
+const repetitionCache = new WeakMap<HclExpression, { key: string; env: number; diags: Diagnostic[] }>();
 const objectIds = new WeakMap<object, number>();
 let lastObjectId = 0;
 function objectId(o: object): number {
@@ -431,33 +435,46 @@ class RepetitionDeps {
 export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
   const diags: Diagnostic[] = [];
   const walk = (m: Module, addr: string) => {
-    const values = new Map<string, Value>();
-    for (const v of m.variables.values()) values.set(v.name, Value.unknown(variableType(v)));
-    const sink: Diagnostic[] = [];
-    const ev = new ModuleEvaluator(m, { values, valueRanges: new Map() }, { cwd, workspace: 'default' }, sink, addr);
-    const scope = ev.scope();
+    // The evaluator is needed only for expressions whose result is not cached.
+    let scope: ReturnType<ModuleEvaluator['scope']> | undefined;
+    const scopeOf = (): ReturnType<ModuleEvaluator['scope']> => {
+      if (scope) return scope;
+      const values = new Map<string, Value>();
+      for (const v of m.variables.values()) values.set(v.name, Value.unknown(variableType(v)));
+      const sink: Diagnostic[] = [];
+      const ev = new ModuleEvaluator(m, { values, valueRanges: new Map() }, { cwd, workspace: 'default' }, sink, addr);
+      return (scope = ev.scope());
+    };
     // Diagnostics use the source expression's range (HCL's, which includes a template's quotes).
     const items: { count?: HclExpression; forEach?: HclExpression }[] = [...m.resources, ...m.moduleCalls.values()];
-    const deps = new RepetitionDeps(m, `${cwd}\u0000${addr}`);
+    const base = `${cwd}\u0000${addr}`;
+    const deps = new RepetitionDeps(m, base);
+    const env = repetitionEnv(m, `${base}\u0000${m.dir}`);
     const check = (e: HclExpression, run: (out: Diagnostic[]) => void) => {
       // The result depends only on the expression and what it reads (see RepetitionDeps): reused while
-      // those are the same objects (files unchanged since the last analysis).
+      // those are the same objects (files unchanged since the last analysis), or while every variable and
+      // local value of the module reads as before (repetitionEnv).
+      const c = repetitionCache.get(e);
+      if (c && c.env === env) {
+        for (const d of c.diags) diags.push(d);
+        return;
+      }
       const key = deps.key(e);
-      const c = key === undefined ? undefined : repetitionCache.get(e);
-      if (c && c.key === key) {
+      if (c && key !== undefined && c.key === key) {
+        c.env = env;
         for (const d of c.diags) diags.push(d);
         return;
       }
       const out: Diagnostic[] = [];
       run(out);
-      if (key !== undefined) repetitionCache.set(e, { key, diags: out });
+      if (key !== undefined) repetitionCache.set(e, { key, env, diags: out });
       for (const d of out) diags.push(d);
     };
     for (const it of items) {
       if (it.count) {
         const count = it.count;
         check(count, (out) => {
-          const r = evaluate(count.ast, scope);
+          const r = evaluate(count.ast, scopeOf());
           if (r.diagnostics.length) return; // reference problems are checks.ts's
           const v = r.value;
           if (v.isKnown && !v.isNull && v.unmark()[0].type.kind !== 'number') {
@@ -473,11 +490,11 @@ export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
       if (it.forEach) {
         const forEach = it.forEach;
         check(forEach, (out) => {
-          const r = evaluate(forEach.ast, scope);
+          const r = evaluate(forEach.ast, scopeOf());
           if (r.diagnostics.length) return;
           const fe = forEachValue(r.value, forEach.range, { allowUnknown: true });
           for (const d of fe.diagnostics) {
-            const values = expressionValues(forEach.ast, scope);
+            const values = expressionValues(forEach.ast, scopeOf());
             out.push(values.length ? { ...d, values } : d);
           }
         });
@@ -488,3 +505,23 @@ export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
   walk(mod, '');
   return diags.sort((a, b) => (a.subject!.filename === b.subject!.filename ? a.subject!.start.byte - b.subject!.start.byte : a.subject!.filename < b.subject!.filename ? -1 : 1));
 }
+
+/**
+ * A number for what a cacheable count / for_each expression can read in checkRepetition (RepetitionDeps): the
+ * module's variables (name, type constraint text, sensitivity) and local values (name, expression text), as
+ * the previous check of the same module instance saw them, compared item by item. Texts, not objects: an edit
+ * elsewhere in a file re-creates its declarations, and their values read the same.
+ */
+function repetitionEnv(m: Module, at: string): number {
+  const items: string[] = [];
+  for (const v of m.variables.values()) items.push(v.name, v.typeExpr?.text ?? '', v.sensitive ? 's' : '');
+  for (const l of m.locals.values()) items.push(l.name, l.expr.text);
+  const last = repetitionEnvs.get(at);
+  if (last && last.items.length === items.length && last.items.every((x, i) => x === items[i])) return last.id;
+  if (!last && repetitionEnvs.size >= 64) repetitionEnvs.clear();
+  const id = ++lastRepetitionEnv;
+  repetitionEnvs.set(at, { id, items });
+  return id;
+}
+const repetitionEnvs = new Map<string, { id: number; items: string[] }>();
+let lastRepetitionEnv = 0;

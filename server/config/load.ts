@@ -4,7 +4,7 @@
 // and arguments, label counts, duplicates, invalid names). Local module calls are loaded recursively.
 // Syntax errors come from syntax/errors.ts; reference checks from checks.ts.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, warning } from '../diags/diagnostic';
@@ -20,16 +20,20 @@ import type {
   CheckBlock,
   Condition,
   DynamicBlock,
+  ImportBlock,
   Lifecycle,
+  Local,
   Module,
+  MovedBlock,
   ModuleCall,
   Output,
   ProviderConfig,
+  RemovedBlock,
   Resource,
   TerraformBlock,
   Variable,
 } from './model';
-import { resourceKey } from './model';
+import { primeResourceLookup, resourceKey } from './model';
 
 /** Resources of a module by key, so duplicate detection stays linear in the number of resources. */
 const resourceIndexes = new WeakMap<object, Map<string, Module['resources'][number]>>();
@@ -62,7 +66,17 @@ export interface LoadOptions {
    */
   cache?: FileCache;
   trees?: Map<string, { text: string; tree: Tree }>;
+  /** Texts of files on disk kept between loads, re-read only when a file's stat changes (DiskTexts). */
+  disk?: DiskTexts;
 }
+
+/**
+ * File texts by absolute path with the stat they were read under (inode, size, modification and change
+ * times). A file whose modification time was within RACY_MS of its reading is not kept: a later write in
+ * the same timestamp tick would go unseen (git's "racily clean" entries).
+ */
+export type DiskTexts = Map<string, { stat: string; text: string }>;
+const RACY_MS = 2000;
 
 /** What loading extracted from one file (never mutated once stored). */
 export interface FileEntry {
@@ -74,6 +88,8 @@ export interface FileEntry {
   contexts: { range: Range; text: string }[];
   src: SourceText;
   body: Body;
+  /** Read by the fast lane (fastbody.ts): the file has no syntax errors and no tree-sitter tree was needed. */
+  fast?: boolean;
 }
 
 export type FileCache = Map<string, FileEntry>;
@@ -288,7 +304,8 @@ export async function loadModuleTree(dir: string, opts: LoadOptions = {}): Promi
   return result;
 }
 
-function listConfigFiles(dir: string, opts: LoadOptions): string[] | undefined {
+/** The configuration files of a directory, sorted, with the stat of each one read from disk. */
+function listConfigFiles(dir: string, opts: LoadOptions): { name: string; stat?: Stats }[] | undefined {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -301,19 +318,39 @@ function listConfigFiles(dir: string, opts: LoadOptions): string[] | undefined {
       const r = relative(dir, p);
       if (!r.includes('/') && !r.startsWith('..') && (r.endsWith('.tf') || r.endsWith('.tf.json'))) set.add(r);
     }
-  return [...set].filter((n) => {
-    try {
-      return opts.overlays?.has(join(dir, n)) || statSync(join(dir, n)).isFile();
-    } catch {
-      return false;
+  const out: { name: string; stat?: Stats }[] = [];
+  for (const name of [...set].sort()) {
+    if (opts.overlays?.has(join(dir, name))) {
+      out.push({ name });
+      continue;
     }
-  }).sort();
+    try {
+      const stat = statSync(join(dir, name));
+      if (stat.isFile()) out.push({ name, stat });
+    } catch {
+      // gone since the listing
+    }
+  }
+  return out;
+}
+
+/** A file's text from disk, or from `disk` when its stat is the one it was read under. */
+function readConfigFile(abs: string, stat: Stats | undefined, disk: DiskTexts | undefined): string {
+  if (!disk || !stat) return readFileSync(abs, 'utf8');
+  const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  const kept = disk.get(abs);
+  if (kept && kept.stat === key) return kept.text;
+  const text = readFileSync(abs, 'utf8');
+  if (Date.now() - Math.max(stat.mtimeMs, stat.ctimeMs) > RACY_MS) disk.set(abs, { stat: key, text });
+  else disk.delete(abs);
+  return text;
 }
 
 function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, seen: Set<string>): Module {
   const mod = emptyModule(dir, path);
   const base = opts.baseDir ?? dir;
-  const files = listConfigFiles(dir, opts) ?? [];
+  const listed = listConfigFiles(dir, opts) ?? [];
+  const files = listed.map((f) => f.name);
   const parser = newParser();
   const parsed: ParsedFile[] = [];
   // Overrides merge into (mutate) the bodies of primary files: a directory with override files is loaded
@@ -321,11 +358,11 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   const fopts = files.some(isOverride) && opts.cache ? { ...opts, cache: undefined } : opts;
   if (fopts !== opts) for (const f of files) opts.cache!.delete(join(dir, f));
   try {
-    for (const f of files) {
+    for (const { name: f, stat } of listed) {
       const abs = join(dir, f);
       let text: string;
       try {
-        text = opts.overlays?.get(abs) ?? readFileSync(abs, 'utf8');
+        text = opts.overlays?.get(abs) ?? readConfigFile(abs, stat, opts.disk);
       } catch {
         continue;
       }
@@ -347,6 +384,7 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   const reuse = overrides.length === 0 && !!opts.cache;
   for (const f of primary) decodeFile(f, mod, res, false, reuse);
   for (const f of overrides) decodeFile(f, mod, res, true, false);
+  primeResourceLookup(mod, resourceIndex(mod));
   // child modules
   for (const call of mod.moduleCalls.values()) {
     if (call.source === undefined) continue;
@@ -416,7 +454,7 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
     const syn = analyzeSyntax(text, display, undefined, { structure: true, src });
     const body = syn.structure && syn.diagnostics.length === 0 ? fastBody(syn.structure, src) : undefined;
     if (body) {
-      const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts: syn.blocks, src, body };
+      const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts: syn.blocks, src, body, fast: true };
       opts.cache?.set(abs, entry);
       return entry;
     }
@@ -451,13 +489,53 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
   return entry;
 }
 
+/**
+ * One top-level item of a file as decodeBlocks reads it: its own diagnostics (in the order loading reports
+ * them) and the decoded declaration, which mergeDecoded adds to the module with the duplicate checks.
+ */
+type Decoded = { diags: Diagnostic[] } & (
+  | { kind: 'terraform'; v: TerraformBlock }
+  | { kind: 'diagnostics' }
+  | { kind: 'provider'; v: ProviderConfig }
+  | { kind: 'variable'; v: Variable; block: Block }
+  | { kind: 'local'; v: Local; nameDiags: Diagnostic[] }
+  | { kind: 'output'; v: Output; block: Block }
+  | { kind: 'module'; v: ModuleCall; block: Block }
+  | { kind: 'resource'; v: Resource; key: string }
+  | { kind: 'moved'; v: MovedBlock }
+  | { kind: 'import'; v: ImportBlock }
+  | { kind: 'removed'; v: RemovedBlock }
+  | { kind: 'check'; v: CheckBlock }
+);
+
+/**
+ * decodeBlocks results by file body, for loads that reuse them (no override files: nothing mutates a decoded
+ * declaration, and bodies of unchanged files are the same objects, FileCache). The file's display name is
+ * part of the key: it appears in the declarations.
+ */
+const fileDecodes = new WeakMap<Body, { file: string; items: Decoded[] }>();
+
 function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boolean, reuse = false): void {
-  const diags = res.diagnostics;
-  const c = content(f.body, fileSchema, false, diags);
+  let items: Decoded[];
+  if (reuse) {
+    const c = fileDecodes.get(f.body);
+    if (c && c.file === f.name) items = c.items;
+    else fileDecodes.set(f.body, { file: f.name, items: (items = decodeBlocks(f)) });
+  } else items = decodeBlocks(f);
+  mergeDecoded(items, mod, res.diagnostics, override);
+}
+
+/** Decodes every top-level block of a file, without looking at the rest of the module. */
+function decodeBlocks(f: ParsedFile): Decoded[] {
+  const out: Decoded[] = [];
+  const top: Diagnostic[] = [];
+  const c = content(f.body, fileSchema, false, top);
+  if (top.length) out.push({ kind: 'diagnostics', diags: top });
   for (const b of c.blocks) {
+    const diags: Diagnostic[] = [];
     switch (b.type) {
       case 'terraform':
-        mod.terraform.push(decodeTerraform(b, diags, res));
+        out.push({ kind: 'terraform', v: decodeTerraform(b, diags), diags });
         break;
       case 'required_providers':
         diags.push(
@@ -467,9 +545,105 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
             b.typeRange,
           ),
         );
+        out.push({ kind: 'diagnostics', diags });
+        break;
+      case 'provider':
+        out.push({ kind: 'provider', v: decodeProvider(b, diags), diags });
+        break;
+      case 'variable':
+        out.push({ kind: 'variable', v: decodeVariable(b, diags, f.src), block: b, diags });
+        break;
+      case 'locals': {
+        const attrs = justAttributes(b.body, diags);
+        if (diags.length) out.push({ kind: 'diagnostics', diags });
+        for (const a of attrs) {
+          const nameDiags: Diagnostic[] = [];
+          if (!validIdentifier(a.name)) nameDiags.push(error('Invalid local value name', BAD_NAME, a.nameRange));
+          out.push({ kind: 'local', v: { name: a.name, nameRange: a.nameRange, expr: a.expr, range: a.range }, nameDiags, diags: [] });
+        }
+        break;
+      }
+      case 'output':
+        out.push({ kind: 'output', v: decodeOutput(b, diags), block: b, diags });
+        break;
+      case 'module':
+        out.push({ kind: 'module', v: decodeModuleCall(b, diags), block: b, diags });
+        break;
+      case 'resource':
+      case 'data': {
+        const r = decodeResource(b, b.type === 'data' ? 'data' : 'managed', diags, f.name);
+        out.push({ kind: 'resource', v: r, key: resourceKey(r), diags });
+        break;
+      }
+      case 'ephemeral':
+        break;
+      case 'moved': {
+        const cc = content(b.body, { attributes: [{ name: 'from', required: true }, { name: 'to', required: true }], blocks: [] }, false, diags);
+        out.push({ kind: 'moved', v: { from: cc.attrs.get('from')?.expr, to: cc.attrs.get('to')?.expr, range: b.defRange }, diags });
+        break;
+      }
+      case 'import': {
+        const cc = content(
+          b.body,
+          {
+            attributes: [{ name: 'to', required: true }, { name: 'id' }, { name: 'identity' }, { name: 'for_each' }, { name: 'provider' }],
+            blocks: [],
+          },
+          false,
+          diags,
+        );
+        if (!cc.attrs.has('id') && !cc.attrs.has('identity'))
+          diags.push(error('Invalid import block', 'At least one of "id" or "identity" must be set.', b.defRange));
+        out.push({
+          kind: 'import',
+          v: {
+            to: cc.attrs.get('to')?.expr,
+            id: cc.attrs.get('id')?.expr,
+            identity: cc.attrs.get('identity')?.expr,
+            forEach: cc.attrs.get('for_each')?.expr,
+            provider: cc.attrs.get('provider')?.expr,
+            range: b.defRange,
+          },
+          diags,
+        });
+        break;
+      }
+      case 'removed': {
+        const cc = content(
+          b.body,
+          { attributes: [{ name: 'from', required: true }], blocks: [{ type: 'lifecycle' }, { type: 'provisioner', labels: ['type'] }, { type: 'connection' }] },
+          false,
+          diags,
+        );
+        const lc = cc.blocks.find((x) => x.type === 'lifecycle');
+        if (lc) content(lc.body, { attributes: [{ name: 'destroy' }], blocks: [] }, false, diags);
+        out.push({ kind: 'removed', v: { from: cc.attrs.get('from')?.expr, lifecycle: lc?.body, range: b.defRange }, diags });
+        break;
+      }
+      case 'check':
+        out.push({ kind: 'check', v: decodeCheck(b, diags, f.name), diags });
+        break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Adds a file's decoded declarations to the module in order, with Terraform's duplicate checks (an override
+ * file's declarations merge into the primary ones instead). Module calls are added as copies: loading
+ * attaches the child module to the call, and decoded items may be shared with earlier loads.
+ */
+function mergeDecoded(items: readonly Decoded[], mod: Module, diags: Diagnostic[], override: boolean): void {
+  for (const it of items) {
+    for (const d of it.diags) diags.push(d);
+    switch (it.kind) {
+      case 'diagnostics':
+        break;
+      case 'terraform':
+        mod.terraform.push(it.v);
         break;
       case 'provider': {
-        const p = decodeProvider(b, diags);
+        const p = it.v;
         const existing = mod.providers.find((x) => x.name === p.name && x.alias === p.alias);
         if (existing && !override) {
           diags.push(
@@ -486,7 +660,7 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
         break;
       }
       case 'variable': {
-        const v = decodeVariable(b, diags, f.src);
+        const v = it.v;
         const existing = mod.variables.get(v.name);
         if (existing && !override)
           diags.push(
@@ -496,30 +670,31 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
               v.declRange,
             ),
           );
-        else if (existing) overrideVariable(existing, v, b);
+        else if (existing) overrideVariable(existing, v, it.block);
         else if (override) missingBase(diags, 'variable', v.name, v.declRange);
         else mod.variables.set(v.name, v);
         break;
       }
-      case 'locals':
-        for (const a of justAttributes(b.body, diags)) {
-          if (!validIdentifier(a.name)) diags.push(error('Invalid local value name', BAD_NAME, a.nameRange));
-          const existing = mod.locals.get(a.name);
-          if (existing && !override)
-            diags.push(
-              error(
-                'Duplicate local value definition',
-                `A local value named "${a.name}" was already defined at ${rangeString(existing.range)}. Local value names must be unique within a module.`,
-                a.range,
-              ),
-            );
-          else if (existing) existing.expr = a.expr;
-          else if (override) missingBase(diags, 'local value', a.name, a.range);
-          else mod.locals.set(a.name, { name: a.name, nameRange: a.nameRange, expr: a.expr, range: a.range });
-        }
+      case 'local': {
+        const a = it.v;
+        for (const d of it.nameDiags) diags.push(d);
+        const existing = mod.locals.get(a.name);
+        if (existing && !override)
+          diags.push(
+            error(
+              'Duplicate local value definition',
+              `A local value named "${a.name}" was already defined at ${rangeString(existing.range)}. Local value names must be unique within a module.`,
+              a.range,
+            ),
+          );
+        else if (existing) existing.expr = a.expr;
+        else if (override) missingBase(diags, 'local value', a.name, a.range);
+        else mod.locals.set(a.name, { ...a });
         break;
+      }
       case 'output': {
-        const o = decodeOutput(b, diags);
+        const o = it.v;
+        const b = it.block;
         const existing = mod.outputs.get(o.name);
         if (existing && !override)
           diags.push(
@@ -539,7 +714,8 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
         break;
       }
       case 'module': {
-        const m = decodeModuleCall(b, diags);
+        const m = it.v;
+        const b = it.block;
         const existing = mod.moduleCalls.get(m.name);
         if (existing && !override)
           diags.push(
@@ -559,15 +735,16 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
           existing.count = m.count ?? existing.count;
           existing.forEach = m.forEach ?? existing.forEach;
         } else if (override) missingBase(diags, 'module call', m.name, m.declRange);
-        else mod.moduleCalls.set(m.name, m);
+        else mod.moduleCalls.set(m.name, { ...m, arguments: new Map(m.arguments), argumentRanges: new Map(m.argumentRanges) });
         break;
       }
-      case 'resource':
-      case 'data':
-      case 'ephemeral': {
-        if (b.type === 'ephemeral') break;
-        const r = reuse ? decodeResourceReused(b, b.type === 'data' ? 'data' : 'managed', diags, f.name) : decodeResource(b, b.type === 'data' ? 'data' : 'managed', diags, f.name);
-        const existing = resourceIndex(mod).get(resourceKey(r));
+      case 'resource': {
+        const r = it.v;
+        const index = resourceIndex(mod);
+        // The same string object on every load of an unchanged file: later maps and comparisons of keys
+        // (checks.ts) find it by identity and its hash computed.
+        const key = it.key;
+        const existing = index.get(key);
         if (existing && !override) {
           diags.push(
             r.mode === 'managed'
@@ -586,51 +763,21 @@ function decodeFile(f: ParsedFile, mod: Module, res: LoadResult, override: boole
         else if (override) missingBase(diags, r.mode === 'data' ? 'data resource' : 'resource', `${r.type}.${r.name}`, r.declRange);
         else {
           mod.resources.push(r);
-          resourceIndex(mod).set(resourceKey(r), r);
+          index.set(key, r);
         }
         break;
       }
-      case 'moved': {
-        const cc = content(b.body, { attributes: [{ name: 'from', required: true }, { name: 'to', required: true }], blocks: [] }, false, diags);
-        mod.moved.push({ from: cc.attrs.get('from')?.expr, to: cc.attrs.get('to')?.expr, range: b.defRange });
+      case 'moved':
+        mod.moved.push(it.v);
         break;
-      }
-      case 'import': {
-        const cc = content(
-          b.body,
-          {
-            attributes: [{ name: 'to', required: true }, { name: 'id' }, { name: 'identity' }, { name: 'for_each' }, { name: 'provider' }],
-            blocks: [],
-          },
-          false,
-          diags,
-        );
-        if (!cc.attrs.has('id') && !cc.attrs.has('identity'))
-          diags.push(error('Invalid import block', 'At least one of "id" or "identity" must be set.', b.defRange));
-        mod.imports.push({
-          to: cc.attrs.get('to')?.expr,
-          id: cc.attrs.get('id')?.expr,
-          identity: cc.attrs.get('identity')?.expr,
-          forEach: cc.attrs.get('for_each')?.expr,
-          provider: cc.attrs.get('provider')?.expr,
-          range: b.defRange,
-        });
+      case 'import':
+        mod.imports.push(it.v);
         break;
-      }
-      case 'removed': {
-        const cc = content(
-          b.body,
-          { attributes: [{ name: 'from', required: true }], blocks: [{ type: 'lifecycle' }, { type: 'provisioner', labels: ['type'] }, { type: 'connection' }] },
-          false,
-          diags,
-        );
-        const lc = cc.blocks.find((x) => x.type === 'lifecycle');
-        if (lc) content(lc.body, { attributes: [{ name: 'destroy' }], blocks: [] }, false, diags);
-        mod.removed.push({ from: cc.attrs.get('from')?.expr, lifecycle: lc?.body, range: b.defRange });
+      case 'removed':
+        mod.removed.push(it.v);
         break;
-      }
       case 'check': {
-        const ch = decodeCheck(b, diags, f.name, res);
+        const ch = it.v;
         const existing = mod.checks.find((x) => x.name === ch.name);
         if (existing)
           diags.push(
@@ -695,7 +842,7 @@ function overrideResource(base: Resource, o: Resource): void {
 
 // ---- block decoders ------------------------------------------------------------------------------------
 
-function decodeTerraform(b: Block, diags: Diagnostic[], res: LoadResult): TerraformBlock {
+function decodeTerraform(b: Block, diags: Diagnostic[]): TerraformBlock {
   const c = content(
     b.body,
     {
@@ -982,21 +1129,6 @@ const resourceSchema: Schema = {
   ],
 };
 
-/** decodeResource results by block (blocks of unchanged files are the same objects, load FileCache). */
-const resourceDecodes = new WeakMap<Block, { mode: 'managed' | 'data'; file: string; r: Resource; diags: Diagnostic[] }>();
-
-/** decodeResource, reusing the result for the same block: a shallow copy, the caller may set its fields. */
-function decodeResourceReused(b: Block, mode: 'managed' | 'data', diags: Diagnostic[], file: string): Resource {
-  let c = resourceDecodes.get(b);
-  if (!c || c.mode !== mode || c.file !== file) {
-    const own: Diagnostic[] = [];
-    c = { mode, file, r: decodeResource(b, mode, own, file), diags: own };
-    resourceDecodes.set(b, c);
-  }
-  for (const d of c.diags) diags.push(d);
-  return { ...c.r, dynamic: [...c.r.dynamic] };
-}
-
 function decodeResource(b: Block, mode: 'managed' | 'data', diags: Diagnostic[], file: string): Resource {
   const [type, name] = b.labels;
   if (!validIdentifier(type)) diags.push(error('Invalid resource type name', BAD_NAME, b.labelRanges[0]));
@@ -1135,7 +1267,7 @@ function decodeLifecycle(blk: Block, mode: 'managed' | 'data', diags: Diagnostic
   return lc;
 }
 
-function decodeCheck(b: Block, diags: Diagnostic[], file: string, res: LoadResult): CheckBlock {
+function decodeCheck(b: Block, diags: Diagnostic[], file: string): CheckBlock {
   const name = b.labels[0];
   if (!validIdentifier(name)) diags.push(error('Invalid check block name', BAD_NAME, b.labelRanges[0]));
   const c = content(b.body, { attributes: [], blocks: [{ type: 'data', labels: ['type', 'name'] }, { type: 'assert' }] }, false, diags);

@@ -203,14 +203,25 @@ export function resourceLookup(mod: Module): { all: Map<string, Resource>; resou
       const k = resourceKey(r);
       if (!resources.has(k)) resources.set(k, r);
     }
-    const all = new Map(resources);
-    for (const c of mod.checks)
-      for (const r of c.data) {
-        const k = resourceKey(r);
-        if (!all.has(k)) all.set(k, r);
-      }
-    l = { all, resources };
-    lookups.set(mod, l);
+    l = primeResourceLookup(mod, resources);
   }
+  return l;
+}
+
+/**
+ * Gives resourceLookup the map of `mod.resources` by resourceKey that loading built anyway (its duplicate
+ * check keeps the first declared), instead of building it again. `resources` is not changed afterwards.
+ */
+export function primeResourceLookup(mod: Module, resources: Map<string, Resource>): { all: Map<string, Resource>; resources: Map<string, Resource> } {
+  let all = resources;
+  for (const c of mod.checks)
+    for (const r of c.data) {
+      const k = resourceKey(r);
+      if (all.has(k)) continue;
+      if (all === resources) all = new Map(resources);
+      all.set(k, r);
+    }
+  const l = { all, resources };
+  lookups.set(mod, l);
   return l;
 }

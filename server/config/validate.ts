@@ -39,6 +39,7 @@ export async function validateDirectory(
     budgetMs?: number;
     cache?: FileCache;
     trees?: LoadOptions['trees'];
+    disk?: LoadOptions['disk'];
     /** Check required_version (Terraform's Context.Validate does, before anything else): `terraform validate` only. */
     coreVersion?: boolean;
   },
@@ -55,7 +56,7 @@ export async function validateDirectory(
       sources: new Map(),
       contextOf: () => undefined,
     };
-  const res = await loadModuleTree(dir, { overlays: opts?.overlays, budgetMs: opts?.budgetMs, cache: opts?.cache, trees: opts?.trees });
+  const res = await loadModuleTree(dir, { overlays: opts?.overlays, budgetMs: opts?.budgetMs, cache: opts?.cache, trees: opts?.trees, disk: opts?.disk });
   const diagnostics = [...res.diagnostics];
   // Context.Validate checks the Terraform Core version first and stops there when it is not met.
   if (opts?.coreVersion && !hasErrors(diagnostics)) diagnostics.push(...checkCoreVersionRequirements(res.module, { sources: res.sources }));

@@ -610,20 +610,23 @@ const OPENERS: ReadonlySet<TT> = new Set<TT>(['oparen', 'obrack', 'obrace', 'oqu
 const CLOSERS: ReadonlySet<TT> = new Set<TT>(['cparen', 'cbrack', 'cbrace', 'cquote', 'cheredoc', 'seqend']);
 
 /**
- * The height check of a parsed AST, without recursion: the first node (in source order) deeper than
- * MAX_EXPR_DEPTH, if any. Operator chains (`1 + 1 + ...`) and index chains are built by loops in the
- * parser, so their depth is only known here.
+ * The height check of a parsed AST: the first node (in source order) deeper than MAX_EXPR_DEPTH, if any.
+ * Operator chains (`1 + 1 + ...`) and index chains are built by loops in the parser, so their depth is only
+ * known here. The recursion stops at the limit, so it is at most MAX_EXPR_DEPTH + 1 frames deep; leaves (most
+ * nodes) cost no allocation.
  */
 export function tooDeepNode(root: Expr): Expr | undefined {
-  const stack: [Expr, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [e, d] = stack.pop()!;
-    if (d > MAX_EXPR_DEPTH) return e;
-    const kids: Expr[] = [];
-    forEachChild(e, (c) => kids.push(c));
-    for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k], d + 1]);
-  }
-  return undefined;
+  return firstDeeper(root, 1);
+}
+
+function firstDeeper(e: Expr, d: number): Expr | undefined {
+  if (d > MAX_EXPR_DEPTH) return e;
+  if (e.kind === 'literal' || e.kind === 'scopeTraversal' || e.kind === 'anonSymbol') return undefined;
+  let found: Expr | undefined;
+  forEachChild(e, (c) => {
+    if (found === undefined) found = firstDeeper(c, d + 1);
+  });
+  return found;
 }
 
 /** The "Expression too deeply nested" diagnostic for the construct at `subject`. */

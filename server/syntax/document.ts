@@ -87,6 +87,16 @@ export class ParsedDocument {
   }
 }
 
+/** `text` with LSP-style changes applied in order (what ParsedDocument.applyChanges does to its text). */
+export function applyTextChanges(text: string, changes: readonly TextChange[]): string {
+  for (const ch of changes) {
+    const start = offsetAt(text, ch.range.start);
+    const end = offsetAt(text, ch.range.end);
+    text = text.slice(0, start) + ch.text + text.slice(end);
+  }
+  return text;
+}
+
 function offsetAt(text: string, p: { line: number; character: number }): number {
   let off = 0;
   for (let l = 0; l < p.line; l++) {
