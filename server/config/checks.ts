@@ -278,22 +278,52 @@ function exprCheck(mod: Module, sig: number, e: Expression, scope: Scope, sk: st
  */
 function declarationSignature(mod: Module): number {
   const lookup = resourceLookup(mod);
-  const head: string[] = [[...mod.variables.keys()].join(','), [...mod.locals.keys()].join(',')];
-  for (const m of mod.moduleCalls.values()) head.push(`m${m.name}${m.count ? 'c' : ''}${m.forEach ? 'f' : ''}${m.module ? '(' + [...m.module.outputs.keys()].join(',') + ')' : ''}`);
-  const keys: string[] = [];
-  const flags: number[] = [];
-  for (const [k, r] of lookup.all) {
-    keys.push(k);
-    flags.push((r.count ? 1 : 0) | (r.forEach ? 2 : 0) | (lookup.resources.has(k) ? 0 : 4));
-  }
   const at = `${mod.dir}\u0000${mod.path}`;
   const st = declStates.get(at);
-  if (st && sameItems(st.head, head) && sameItems(st.keys, keys) && sameItems(st.flags, flags)) return st.id;
+  if (st && sameDeclarations(st, mod, lookup)) return st.id;
+  const head: string[] = [...mod.variables.keys(), '', ...mod.locals.keys(), ''];
+  for (const m of mod.moduleCalls.values()) head.push(moduleCallSignature(m));
+  const keys: string[] = [];
+  const flags: number[] = [];
+  lookup.all.forEach((r, k) => {
+    keys.push(k);
+    flags.push(declFlags(lookup, k, r));
+  });
   if (!st && declStates.size >= 64) declStates.clear();
   const id = ++lastSignatureId;
   declStates.set(at, { id, head, keys, flags });
   return id;
 }
+
+function moduleCallSignature(m: Module['moduleCalls'] extends Map<string, infer C> ? C : never): string {
+  return `m${m.name}${m.count ? 'c' : ''}${m.forEach ? 'f' : ''}${m.module ? '(' + [...m.module.outputs.keys()].join(',') + ')' : ''}`;
+}
+
+function declFlags(lookup: ReturnType<typeof resourceLookup>, k: string, r: Resource): number {
+  return (r.count ? 1 : 0) | (r.forEach ? 2 : 0) | (lookup.resources.has(k) ? 0 : 4);
+}
+
+/** Whether the module declares what `st` recorded, compared in place (nothing is allocated when it does). */
+function sameDeclarations(st: DeclState, mod: Module, lookup: ReturnType<typeof resourceLookup>): boolean {
+  const h = st.head;
+  let i = 0;
+  for (const k of mod.variables.keys()) if (h[i++] !== k) return false;
+  if (h[i++] !== '') return false;
+  for (const k of mod.locals.keys()) if (h[i++] !== k) return false;
+  if (h[i++] !== '') return false;
+  for (const m of mod.moduleCalls.values()) if (h[i++] !== moduleCallSignature(m)) return false;
+  if (i !== h.length || lookup.all.size !== st.keys.length) return false;
+  // Values and keys side by side, without an entry array per declaration.
+  const keys = lookup.all.keys();
+  i = 0;
+  for (const r of lookup.all.values()) {
+    const k = keys.next().value as string;
+    if (st.keys[i] !== k || st.flags[i] !== declFlags(lookup, k, r)) return false;
+    i++;
+  }
+  return true;
+}
+
 interface DeclState {
   id: number;
   head: string[];
@@ -330,30 +360,20 @@ interface ResourceCheck {
   key: string;
   sig: number;
   mod: string;
-  count: Expression | undefined;
-  forEach: Expression | undefined;
-  dependsOn: Expression | undefined;
-  lifecycle: Resource['lifecycle'];
-  dynamic: string;
   diags: Diagnostic[];
   targets: string[];
 }
-const resourceChecks = new WeakMap<Body, ResourceCheck>();
+const resourceChecks = new WeakMap<Resource, ResourceCheck>();
 
 function resourceCheck(mod: Module, sig: number, r: Resource): ResourceCheck {
-  const dynamic = r.dynamic.length ? r.dynamic.map((d) => d.iterator ?? d.blockType).join(',') : '';
-  let c = resourceChecks.get(r.config);
-  if (
-    c &&
-    c.sig === sig &&
-    c.mod === mod.path &&
-    c.count === r.count &&
-    c.forEach === r.forEach &&
-    c.dependsOn === r.dependsOn &&
-    c.lifecycle === r.lifecycle &&
-    c.dynamic === dynamic
-  )
-    return c;
+  const c = resourceChecks.get(r);
+  if (c && c.sig === sig && c.mod === mod.path) return c;
+  const fresh = checkResource(mod, sig, r);
+  resourceChecks.set(r, fresh);
+  return fresh;
+}
+
+function checkResource(mod: Module, sig: number, r: Resource): ResourceCheck {
   const key = resourceKey(r);
   const diags: Diagnostic[] = [];
   const targets = new Set<string>();
@@ -366,50 +386,86 @@ function resourceCheck(mod: Module, sig: number, r: Resource): ResourceCheck {
       for (const to of ec.targets) if (to && to !== key) targets.add(to);
     }
   };
-  const none: Scope = { count: false, each: false, self: false };
   const scope: Scope = { count: !!r.count, each: !!r.forEach, self: false, extra: r.dynamic.length ? new Set(r.dynamic.map((d) => d.iterator ?? d.blockType)) : undefined };
-  add([r.count, r.forEach], none);
+  add([r.count, r.forEach], NONE);
   add(bodyExprs(r.config), scope);
-  if (r.dependsOn) add([r.dependsOn], none);
+  if (r.dependsOn) add([r.dependsOn], NONE);
   if (r.lifecycle) {
     for (const x of r.lifecycle.preconditions) add([x.condition, x.errorMessage], scope);
     for (const x of r.lifecycle.postconditions) add([x.condition, x.errorMessage], { ...scope, self: true });
   }
-  c = { key, sig, mod: mod.path, count: r.count, forEach: r.forEach, dependsOn: r.dependsOn, lifecycle: r.lifecycle, dynamic, diags, targets: [...targets] };
-  resourceChecks.set(r.config, c);
-  return c;
+  return { key, sig, mod: mod.path, diags, targets: [...targets] };
 }
 
+const NONE: Scope = { count: false, each: false, self: false };
+
 /**
- * The reference graph of one module: nodes in the order first named, each with the lists of nodes it refers to
- * (duplicates and edges to nodes that are not declared are harmless: findCycle skips them).
+ * The reference graph of one module: nodes in the order first named, and the lists of nodes they refer to as
+ * (node, list) pairs in the order added (duplicates and edges to nodes that are not declared are harmless:
+ * findCycle skips them). Built after every edit, usually identical to the previous analysis's graph: while
+ * what is added matches `prev` (lists by identity, else item by item) nothing is stored, and a graph that
+ * stays identical to the end is `prev` itself (sameAsPrev), with its cycle already known.
  */
 class RefGraph {
-  readonly order: string[] = [];
-  readonly lists: (readonly (string | undefined)[])[][] = [];
-  private readonly index = new Map<string, number>();
+  order: string[] = [];
+  from: number[] = [];
+  lists: (readonly (string | undefined)[])[] = [];
+  private index = new Map<string, number>();
+  /** Nodes and pairs matched so far while following `prev`. */
+  private nodes = 0;
+  private pairs = 0;
+  private following: boolean;
 
-  node(n: string): (readonly (string | undefined)[])[] {
+  constructor(private readonly prev?: RefGraph) {
+    this.following = !!prev;
+  }
+
+  node(n: string): number {
+    if (this.following) {
+      const i = this.prev!.index.get(n);
+      if (i !== undefined && i < this.nodes) return i;
+      if (i === this.nodes) return this.nodes++;
+      this.diverge();
+    }
     let i = this.index.get(n);
     if (i === undefined) {
       this.index.set(n, (i = this.order.length));
       this.order.push(n);
-      this.lists.push([]);
     }
-    return this.lists[i];
+    return i;
   }
 
-  /** Whether `o` has the same nodes and edges in the same order (lists compared by identity, else by items). */
-  same(o: RefGraph): boolean {
-    if (o.order.length !== this.order.length) return false;
-    for (let i = 0; i < this.order.length; i++) {
-      if (o.order[i] !== this.order[i]) return false;
-      const a = this.lists[i];
-      const b = o.lists[i];
-      if (a.length !== b.length) return false;
-      for (let j = 0; j < a.length; j++) if (!sameItems(a[j], b[j])) return false;
+  edges(node: number, list: readonly (string | undefined)[]): void {
+    if (this.following) {
+      const p = this.prev!;
+      if (this.pairs < p.from.length && p.from[this.pairs] === node && sameItems(p.lists[this.pairs], list)) {
+        this.pairs++;
+        return;
+      }
+      this.diverge();
     }
-    return true;
+    this.from.push(node);
+    this.lists.push(list);
+  }
+
+  /** Whether everything added equals `prev`'s graph (then use `prev`). */
+  sameAsPrev(): boolean {
+    return this.following && this.nodes === this.prev!.order.length && this.pairs === this.prev!.from.length;
+  }
+
+  /** Stores what was matched while following `prev`, when the graph turned out a part of it. */
+  settle(): void {
+    if (this.following) this.diverge();
+  }
+
+  /** Stops following `prev`: stores what matched so far. */
+  private diverge(): void {
+    const p = this.prev!;
+    this.following = false;
+    this.order = p.order.slice(0, this.nodes);
+    for (let i = 0; i < this.nodes; i++) this.index.set(this.order[i], i);
+    this.from = p.from.slice(0, this.pairs);
+    this.lists = p.lists.slice(0, this.pairs);
   }
 }
 
@@ -426,33 +482,39 @@ export function checkModule(mod: Module): Diagnostic[] {
     if (pd.some((d) => d.severity === 'error')) return pd;
     diags.push(...pd);
   }
-  const graph = new RefGraph();
+  const at = `${mod.dir}\u0000${mod.path}`;
+  const last = lastGraphs.get(at);
+  const graph = new RefGraph(last?.graph);
   const sig = declarationSignature(mod);
-  const visit = (from: string | undefined, exprs: (Expression | undefined)[], scope: Scope) => {
-    const deps = from ? graph.node(from) : undefined;
-    const sk = scopeKey(scope);
-    for (const e of exprs) {
-      if (!e) continue;
-      // An expression's checks depend only on its references, its scope and the module's declarations.
-      const c = exprCheck(mod, sig, e, scope, sk);
-      for (const d of c.diags) diags.push(d);
-      if (!deps || c.targets.length === 0) continue;
-      // A local value referring to itself is a cycle; any other node's references to itself are not edges.
-      if (from!.startsWith('local.') || !c.targets.includes(from)) deps.push(c.targets);
-      else deps.push(c.targets.filter((t) => t !== from));
-    }
+  const visitOne = (from: string | undefined, node: number, e: Expression | undefined, scope: Scope, sk: string) => {
+    if (!e) return;
+    // An expression's checks depend only on its references, its scope and the module's declarations.
+    const c = exprCheck(mod, sig, e, scope, sk);
+    for (const d of c.diags) diags.push(d);
+    if (from === undefined || c.targets.length === 0) return;
+    // A local value referring to itself is a cycle; any other node's references to itself are not edges.
+    if (from.startsWith('local.') || !c.targets.includes(from)) graph.edges(node, c.targets);
+    else graph.edges(node, c.targets.filter((t) => t !== from));
   };
-  const none: Scope = { count: false, each: false, self: false };
+  const visit = (from: string | undefined, exprs: (Expression | undefined)[], scope: Scope) => {
+    const node = from ? graph.node(from) : -1;
+    const sk = scope === NONE ? '' : scopeKey(scope);
+    for (const e of exprs) visitOne(from, node, e, scope, sk);
+  };
+  const none = NONE;
   for (const v of mod.variables.values()) {
     for (const val of v.validations) visit(undefined, [val.condition, val.errorMessage], none);
   }
-  for (const l of mod.locals.values()) visit(`local.${l.name}`, [l.expr], none);
+  for (const l of mod.locals.values()) {
+    const from = `local.${l.name}`;
+    visitOne(from, graph.node(from), l.expr, none, '');
+  }
   for (const r of mod.resources) {
     // A body belongs to one block, so the record's key is the resource's.
     const c = resourceCheck(mod, sig, r);
     for (const d of c.diags) diags.push(d);
-    const deps = graph.node(c.key);
-    if (c.targets.length) deps.push(c.targets);
+    const node = graph.node(c.key);
+    if (c.targets.length) graph.edges(node, c.targets);
   }
   for (const o of mod.outputs.values()) {
     visit(`output.${o.name}`, [o.value, o.dependsOn], none);
@@ -484,11 +546,14 @@ export function checkModule(mod: Module): Diagnostic[] {
   for (const c of mod.checks) for (const a of c.asserts) visit(undefined, [a.condition, a.errorMessage], none);
   // Terraform builds the graph (and finds cycles) before it evaluates references: a cycle is the only error.
   // An edit that changes no reference leaves the graph as it was, and with it the answer.
-  const at = `${mod.dir}\u0000${mod.path}`;
-  const last = lastGraphs.get(at);
-  const cyc = last && last.graph.same(graph) ? last.cycle : findCycle(graph);
-  if (!last && lastGraphs.size >= 64) lastGraphs.clear();
-  lastGraphs.set(at, { graph, cycle: cyc });
+  let cyc: string[] | undefined;
+  if (last && graph.sameAsPrev()) cyc = last.cycle;
+  else {
+    graph.settle();
+    cyc = findCycle(graph);
+    if (!last && lastGraphs.size >= 64) lastGraphs.clear();
+    lastGraphs.set(at, { graph, cycle: cyc });
+  }
   if (cyc) return [error(`Cycle: ${cyc.map(nodeName).join(', ')}`)];
   for (const m of mod.moduleCalls.values()) if (m.module) diags.push(...checkModule(m.module));
   return diags;
@@ -508,13 +573,20 @@ function findCycle(g: RefGraph): string[] | undefined {
   const n = order.length;
   const id = new Map<string, number>();
   for (let i = 0; i < n; i++) id.set(order[i], i);
-  // Adjacency in the order the references were met, edges to unknown nodes dropped.
+  // Adjacency in the order the references were met (a counting sort of the pairs by node), edges to unknown
+  // nodes dropped.
+  const count = new Int32Array(n + 1);
+  for (const f of g.from) count[f + 1]++;
+  for (let i = 0; i < n; i++) count[i + 1] += count[i];
+  const byNode = new Int32Array(g.from.length);
+  const fill = count.slice(0, n);
+  for (let k = 0; k < g.from.length; k++) byNode[fill[g.from[k]]++] = k;
   const adjStart = new Int32Array(n + 1);
   const adj: number[] = [];
   for (let i = 0; i < n; i++) {
     adjStart[i] = adj.length;
-    for (const list of g.lists[i])
-      for (const w of list) {
+    for (let x = count[i]; x < count[i + 1]; x++)
+      for (const w of g.lists[byNode[x]]) {
         if (w === undefined) continue;
         const j = id.get(w);
         if (j !== undefined) adj.push(j);

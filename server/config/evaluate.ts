@@ -445,61 +445,60 @@ export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
       const ev = new ModuleEvaluator(m, { values, valueRanges: new Map() }, { cwd, workspace: 'default' }, sink, addr);
       return (scope = ev.scope());
     };
-    // Diagnostics use the source expression's range (HCL's, which includes a template's quotes).
-    const items: { count?: HclExpression; forEach?: HclExpression }[] = [...m.resources, ...m.moduleCalls.values()];
     const base = `${cwd}\u0000${addr}`;
     const deps = new RepetitionDeps(m, base);
     const env = repetitionEnv(m, `${base}\u0000${m.dir}`);
-    const check = (e: HclExpression, run: (out: Diagnostic[]) => void) => {
+    /** The cached diagnostics of `e` when still valid (pushed), else false. */
+    const cached = (e: HclExpression): boolean => {
       // The result depends only on the expression and what it reads (see RepetitionDeps): reused while
       // those are the same objects (files unchanged since the last analysis), or while every variable and
       // local value of the module reads as before (repetitionEnv).
       const c = repetitionCache.get(e);
-      if (c && c.env === env) {
-        for (const d of c.diags) diags.push(d);
-        return;
-      }
-      const key = deps.key(e);
-      if (c && key !== undefined && c.key === key) {
+      if (c && c.env !== env) {
+        const key = deps.key(e);
+        if (key === undefined || c.key !== key) return false;
         c.env = env;
-        for (const d of c.diags) diags.push(d);
-        return;
       }
-      const out: Diagnostic[] = [];
-      run(out);
+      if (!c) return false;
+      for (const d of c.diags) diags.push(d);
+      return true;
+    };
+    const store = (e: HclExpression, out: Diagnostic[]) => {
+      const key = deps.key(e);
       if (key !== undefined) repetitionCache.set(e, { key, env, diags: out });
       for (const d of out) diags.push(d);
     };
-    for (const it of items) {
-      if (it.count) {
-        const count = it.count;
-        check(count, (out) => {
-          const r = evaluate(count.ast, scopeOf());
-          if (r.diagnostics.length) return; // reference problems are checks.ts's
+    // Diagnostics use the source expression's range (HCL's, which includes a template's quotes).
+    const each = (it: { count?: HclExpression; forEach?: HclExpression }) => {
+      const count = it.count;
+      if (count && !cached(count)) {
+        const out: Diagnostic[] = [];
+        const r = evaluate(count.ast, scopeOf());
+        // Reference problems are checks.ts's.
+        if (!r.diagnostics.length) {
           const v = r.value;
-          if (v.isKnown && !v.isNull && v.unmark()[0].type.kind !== 'number') {
-            const c = convert(v.unmark()[0], T.Number);
-            if (c.error !== undefined) {
-              out.push(error('Incorrect value type', `Invalid expression value: ${c.error}.`, count.range));
-              return;
-            }
-          }
-          out.push(...countValue(v, count.range, { allowUnknown: true }).diagnostics);
-        });
+          const c = v.isKnown && !v.isNull && v.unmark()[0].type.kind !== 'number' ? convert(v.unmark()[0], T.Number) : undefined;
+          if (c?.error !== undefined) out.push(error('Incorrect value type', `Invalid expression value: ${c.error}.`, count.range));
+          else out.push(...countValue(v, count.range, { allowUnknown: true }).diagnostics);
+        }
+        store(count, out);
       }
-      if (it.forEach) {
-        const forEach = it.forEach;
-        check(forEach, (out) => {
-          const r = evaluate(forEach.ast, scopeOf());
-          if (r.diagnostics.length) return;
+      const forEach = it.forEach;
+      if (forEach && !cached(forEach)) {
+        const out: Diagnostic[] = [];
+        const r = evaluate(forEach.ast, scopeOf());
+        if (!r.diagnostics.length) {
           const fe = forEachValue(r.value, forEach.range, { allowUnknown: true });
           for (const d of fe.diagnostics) {
             const values = expressionValues(forEach.ast, scopeOf());
             out.push(values.length ? { ...d, values } : d);
           }
-        });
+        }
+        store(forEach, out);
       }
-    }
+    };
+    for (const r of m.resources) each(r);
+    for (const c of m.moduleCalls.values()) each(c);
     for (const c of m.moduleCalls.values()) if (c.module) walk(c.module, `${addr ? addr + '.' : ''}module.${c.name}`);
   };
   walk(mod, '');
@@ -513,15 +512,30 @@ export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
  * elsewhere in a file re-creates its declarations, and their values read the same.
  */
 function repetitionEnv(m: Module, at: string): number {
+  const last = repetitionEnvs.get(at);
+  if (last && sameEnv(last.items, m)) return last.id;
   const items: string[] = [];
   for (const v of m.variables.values()) items.push(v.name, v.typeExpr?.text ?? '', v.sensitive ? 's' : '');
   for (const l of m.locals.values()) items.push(l.name, l.expr.text);
-  const last = repetitionEnvs.get(at);
-  if (last && last.items.length === items.length && last.items.every((x, i) => x === items[i])) return last.id;
   if (!last && repetitionEnvs.size >= 64) repetitionEnvs.clear();
   const id = ++lastRepetitionEnv;
   repetitionEnvs.set(at, { id, items });
   return id;
+}
+
+/** Whether `items` (repetitionEnv's list) describes the module's variables and locals, compared in place. */
+function sameEnv(items: readonly string[], m: Module): boolean {
+  if (items.length !== 3 * m.variables.size + 2 * m.locals.size) return false;
+  let i = 0;
+  for (const v of m.variables.values()) {
+    if (items[i] !== v.name || items[i + 1] !== (v.typeExpr?.text ?? '') || items[i + 2] !== (v.sensitive ? 's' : '')) return false;
+    i += 3;
+  }
+  for (const l of m.locals.values()) {
+    if (items[i] !== l.name || items[i + 1] !== l.expr.text) return false;
+    i += 2;
+  }
+  return true;
 }
 const repetitionEnvs = new Map<string, { id: number; items: string[] }>();
 let lastRepetitionEnv = 0;

@@ -5,7 +5,7 @@
 // Syntax errors come from syntax/errors.ts; reference checks from checks.ts.
 
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error, warning } from '../diags/diagnostic';
 import * as T from '../lang/types';
@@ -320,18 +320,24 @@ function listConfigFiles(dir: string, opts: LoadOptions): { name: string; stat?:
     }
   const out: { name: string; stat?: Stats }[] = [];
   for (const name of [...set].sort()) {
-    if (opts.overlays?.has(join(dir, name))) {
+    const abs = inDir(dir, name);
+    if (opts.overlays?.has(abs)) {
       out.push({ name });
       continue;
     }
     try {
-      const stat = statSync(join(dir, name));
+      const stat = statSync(abs);
       if (stat.isFile()) out.push({ name, stat });
     } catch {
       // gone since the listing
     }
   }
   return out;
+}
+
+/** join(dir, name) for an absolute, normalised `dir` (loadDir's) and a plain file name: no normalisation. */
+function inDir(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 
 /** A file's text from disk, or from `disk` when its stat is the one it was read under. */
@@ -349,6 +355,7 @@ function readConfigFile(abs: string, stat: Stats | undefined, disk: DiskTexts | 
 function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, seen: Set<string>): Module {
   const mod = emptyModule(dir, path);
   const base = opts.baseDir ?? dir;
+  const baseAbs = resolve(base);
   const listed = listConfigFiles(dir, opts) ?? [];
   const files = listed.map((f) => f.name);
   const parser = newParser();
@@ -359,14 +366,14 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   if (fopts !== opts) for (const f of files) opts.cache!.delete(join(dir, f));
   try {
     for (const { name: f, stat } of listed) {
-      const abs = join(dir, f);
+      const abs = inDir(dir, f);
       let text: string;
       try {
         text = opts.overlays?.get(abs) ?? readConfigFile(abs, stat, opts.disk);
       } catch {
         continue;
       }
-      const display = relative(resolve(base), abs) || f;
+      const display = dir === baseAbs ? f : relative(baseAbs, abs) || f;
       res.sources.set(display, text);
       const entry = fileEntry(abs, display, text, parser, fopts);
       if (!entry) continue;

@@ -4,7 +4,7 @@
 // diagnostics that a full analysis of the same texts reports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModuleAnalysis } from '../../server/config/analysis';
@@ -84,6 +84,7 @@ test('incremental analysis equals a full analysis after each of 200 random edits
     let withDiags = 0;
     let repetition = 0;
     let undeclared = 0;
+    let cycles = 0;
     for (let e = 0; e < 200; e++) {
       let p = join(dir, `f${Math.floor(g() * n)}.tf`);
       const kind = g();
@@ -139,12 +140,42 @@ test('incremental analysis equals a full analysis after each of 200 random edits
       if (full.diagnostics.length) withDiags++;
       if (full.diagnostics.some((d) => /^(Invalid count|Invalid for_each|Incorrect value type)/.test(d.summary))) repetition++;
       if (full.diagnostics.some((d) => d.summary.startsWith('Reference to undeclared'))) undeclared++;
+      if (full.diagnostics.some((d) => d.summary.startsWith('Cycle: '))) cycles++;
     }
     // The sequence exercises both clean and broken configurations.
     assert.ok(withDiags > 10 && withDiags < 200, `${withDiags} edits with diagnostics`);
     assert.ok(repetition > 0 && undeclared > 0, `${repetition} edits with count/for_each errors, ${undeclared} with undeclared references`);
+    assert.ok(cycles > 0, `${cycles} edits with a reference cycle`);
   } finally {
     a.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('files on disk are read again when their stat changes, and a cycle appears and goes with edits', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-incr-disk-'));
+  const p = join(dir, 'main.tf');
+  const old = new Date(Date.now() - 60_000);
+  try {
+    writeFileSync(p, 'locals {\n  a = 1\n  b = local.a\n}\n');
+    // Old enough to be kept by its stat (load.ts DiskTexts: a racily modified file is not kept).
+    utimesSync(p, old, old);
+    const a = new ModuleAnalysis(dir);
+    assert.deepEqual((await a.analyze()).diagnostics, []);
+    assert.deepEqual((await a.analyze()).diagnostics, []);
+    // Rewritten on disk (no overlay), with an older modification time still: the stat differs, so it is read.
+    writeFileSync(p, 'locals {\n  a = local.b\n  b = local.a\n}\n');
+    utimesSync(p, new Date(old.getTime() - 5000), new Date(old.getTime() - 5000));
+    assert.deepEqual((await a.analyze()).diagnostics.map((d) => d.summary), ['Cycle: local.a (expand), local.b (expand)']);
+    // Mended through an edit: the same graph nodes, one edge fewer.
+    const r = await a.update(p, 'locals {\n  a = 2\n  b = local.a\n}\n');
+    assert.deepEqual(r.diagnostics, []);
+    // And broken again: the cycle is found again, not taken from the graph before.
+    const r2 = await a.update(p, [{ range: { start: { line: 1, character: 6 }, end: { line: 1, character: 7 } }, text: 'local.b' }]);
+    assert.deepEqual(r2.diagnostics.map((d) => d.summary), ['Cycle: local.a (expand), local.b (expand)']);
+    a.dispose();
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
