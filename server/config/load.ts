@@ -696,7 +696,7 @@ function mergeDecoded(items: readonly Decoded[], mod: Module, diags: Diagnostic[
           );
         else if (existing) existing.expr = a.expr;
         else if (override) missingBase(diags, 'local value', a.name, a.range);
-        else mod.locals.set(a.name, { ...a });
+        else mod.locals.set(a.name, a);
         break;
       }
       case 'output': {
