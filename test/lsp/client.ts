@@ -1,6 +1,7 @@
 // A test client for the language server: spawns `node dist/server.js --stdio` (built by scripts/test.mjs)
 // and speaks JSON-RPC over its standard streams. Records every publishDiagnostics and log message, and
-// offers waitFor() to poll for a condition (never a fixed sleep).
+// offers waitFor() to poll for a condition (never a fixed sleep). FORESIGHT_SERVER_NODE_ARGS (space-separated)
+// are passed to that node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" to profile the server in a benchmark.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ export class TestClient {
   private exited = false;
 
   constructor() {
-    this.proc = spawn(process.execPath, [join(process.cwd(), 'dist', 'server.js'), '--stdio'], { stdio: 'pipe' });
+    this.proc = spawn(process.execPath, [...(process.env.FORESIGHT_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), join(process.cwd(), 'dist', 'server.js'), '--stdio'], { stdio: 'pipe' });
     this.proc.on('exit', () => {
       this.exited = true;
       this.notify();
