@@ -4,8 +4,9 @@
 // `update` with text changes, a ParsedDocument re-parsed incrementally by tree-sitter (a file without them
 // is read by the fast lane, which needs no tree). After an edit only the changed file is parsed and converted
 // again; the model is re-assembled from the cached declarations and the static checks run on it (checks.ts
-// and evaluate.ts checkRepetition cache their results while the declarations they read are unchanged). Results equal validateDirectory's on the same texts
-// (test/config/incremental.test.ts). Siblings: validate.ts (the one-shot entry point), load.ts.
+// and evaluate.ts checkRepetition cache their results while the declarations they read are unchanged).
+// Results equal validateDirectory's on the same texts (test/config/incremental.test.ts). Siblings:
+// validate.ts (the one-shot entry point), load.ts.
 
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -60,7 +61,8 @@ export class ModuleAnalysis {
     }
     const res = await this.analyze();
     // A file the fast lane could not read (syntax errors) was parsed by tree-sitter: its tree is kept, so that the
-    // next edits re-parse it incrementally (trees are used only without a parse budget, see analyze).
+    // next edits re-parse it incrementally (trees are used only without a parse budget, see analyze). It stays
+    // until the file is replaced whole or reverted: an incremental re-parse costs little.
     const entry = this.cache.get(abs);
     if (typeof change !== 'string' && this.opts.budgetMs === undefined && !this.docs.has(abs) && !(entry?.fast && entry.text === this.overlays.get(abs))) {
       await initParser();
