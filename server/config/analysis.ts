@@ -60,11 +60,11 @@ export class ModuleAnalysis {
       } else this.overlays.set(abs, applyTextChanges(this.currentText(abs), change));
     }
     const res = await this.analyze();
-    // A file the fast lane could not read (syntax errors) was parsed by tree-sitter: its tree is kept, so that the
-    // next edits re-parse it incrementally (trees are used only without a parse budget, see analyze). It stays
+    // A file the fast lane could not read (syntax errors) was parsed by tree-sitter: a tree is kept for it, so that
+    // the next edits re-parse it incrementally (trees are used only without a parse budget, see analyze). It stays
     // until the file is replaced whole or reverted: an incremental re-parse costs little.
     const entry = this.cache.get(abs);
-    if (typeof change !== 'string' && this.opts.budgetMs === undefined && !this.docs.has(abs) && !(entry?.fast && entry.text === this.overlays.get(abs))) {
+    if (typeof change !== 'string' && this.opts.budgetMs === undefined && !this.docs.has(abs) && entry?.fromTree && entry.text === this.overlays.get(abs)) {
       await initParser();
       this.docs.set(abs, new ParsedDocument(abs, this.overlays.get(abs)!));
     }

@@ -9,7 +9,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
 import type { Traversal } from '../lang/ast';
 import { references } from '../lang/parse';
-import type { Body, Expression, Reference, RefStep } from './hclbody';
+import type { Expression, Reference, RefStep } from './hclbody';
 import type { Module, Resource } from './model';
 import { resourceKey, resourceLookup } from './model';
 import { nameSuggestion } from './load';
@@ -351,9 +351,9 @@ function bodyExprs(b: Resource['config']): Expression[] {
 
 /**
  * The checks of one resource block (its count/for_each, body, depends_on and conditions): its diagnostics in
- * that order and the graph nodes it refers to (first occurrence order, itself excluded). Kept by the resource's
- * body, valid while the declarations and the resource's other parts are the same objects (unchanged files
- * keep them across loads), so that re-checking an unchanged resource costs one lookup.
+ * that order and the graph nodes it refers to (first occurrence order, itself excluded). Kept by the Resource
+ * object, which loads of an unchanged file share and never mutate (load.ts), valid while the declarations are
+ * the same, so that re-checking an unchanged resource costs one lookup.
  */
 interface ResourceCheck {
   /** The resource's resourceKey (the graph node). */
@@ -410,7 +410,8 @@ class RefGraph {
   order: string[] = [];
   from: number[] = [];
   lists: (readonly (string | undefined)[])[] = [];
-  private index = new Map<string, number>();
+  /** Node ids by name (complete for `order` once the graph no longer follows `prev`). */
+  readonly index = new Map<string, number>();
   /** Nodes and pairs matched so far while following `prev`. */
   private nodes = 0;
   private pairs = 0;
@@ -453,7 +454,7 @@ class RefGraph {
     return this.following && this.nodes === this.prev!.order.length && this.pairs === this.prev!.from.length;
   }
 
-  /** Stores what was matched while following `prev`, when the graph turned out a part of it. */
+  /** Stores what was matched while following `prev`, when the graph turned out a part of it (findCycle reads a settled graph). */
   settle(): void {
     if (this.following) this.diverge();
   }
@@ -501,28 +502,26 @@ export function checkModule(mod: Module): Diagnostic[] {
     const sk = scope === NONE ? '' : scopeKey(scope);
     for (const e of exprs) visitOne(from, node, e, scope, sk);
   };
-  const none = NONE;
   for (const v of mod.variables.values()) {
-    for (const val of v.validations) visit(undefined, [val.condition, val.errorMessage], none);
+    for (const val of v.validations) visit(undefined, [val.condition, val.errorMessage], NONE);
   }
   for (const l of mod.locals.values()) {
     const from = `local.${l.name}`;
-    visitOne(from, graph.node(from), l.expr, none, '');
+    visitOne(from, graph.node(from), l.expr, NONE, '');
   }
   for (const r of mod.resources) {
-    // A body belongs to one block, so the record's key is the resource's.
     const c = resourceCheck(mod, sig, r);
     for (const d of c.diags) diags.push(d);
     const node = graph.node(c.key);
     if (c.targets.length) graph.edges(node, c.targets);
   }
   for (const o of mod.outputs.values()) {
-    visit(`output.${o.name}`, [o.value, o.dependsOn], none);
-    for (const c of o.preconditions) visit(`output.${o.name}`, [c.condition, c.errorMessage], none);
+    visit(`output.${o.name}`, [o.value, o.dependsOn], NONE);
+    for (const c of o.preconditions) visit(`output.${o.name}`, [c.condition, c.errorMessage], NONE);
   }
   for (const m of mod.moduleCalls.values()) {
     const scope: Scope = { count: !!m.count, each: !!m.forEach, self: false };
-    visit(`module.${m.name}`, [m.count, m.forEach], none);
+    visit(`module.${m.name}`, [m.count, m.forEach], NONE);
     visit(`module.${m.name}`, [...m.arguments.values()], scope);
     if (m.module) {
       for (const [arg, range] of m.argumentRanges) {
@@ -543,7 +542,7 @@ export function checkModule(mod: Module): Diagnostic[] {
       }
     }
   }
-  for (const c of mod.checks) for (const a of c.asserts) visit(undefined, [a.condition, a.errorMessage], none);
+  for (const c of mod.checks) for (const a of c.asserts) visit(undefined, [a.condition, a.errorMessage], NONE);
   // Terraform builds the graph (and finds cycles) before it evaluates references: a cycle is the only error.
   // An edit that changes no reference leaves the graph as it was, and with it the answer.
   let cyc: string[] | undefined;
@@ -571,8 +570,7 @@ function nodeName(n: string): string {
 function findCycle(g: RefGraph): string[] | undefined {
   const order = g.order;
   const n = order.length;
-  const id = new Map<string, number>();
-  for (let i = 0; i < n; i++) id.set(order[i], i);
+  const id = g.index;
   // Adjacency in the order the references were met (a counting sort of the pairs by node), edges to unknown
   // nodes dropped.
   const count = new Int32Array(n + 1);

@@ -346,7 +346,6 @@ export function forEachValue(
 
 // ---- validate: static count / for_each checks -----------------------------------------------------------
 
-/** Diagnostics of a count / for_each expression by the expression, with the key of what they depended on. */
 /**
  * checkRepetition's results by expression: `key` is RepetitionDeps's, `env` the repetitionEnv number it was
  * last found valid under (while that is unchanged, so is everything the expression can read).

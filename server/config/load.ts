@@ -88,8 +88,8 @@ export interface FileEntry {
   contexts: { range: Range; text: string }[];
   src: SourceText;
   body: Body;
-  /** Read by the fast lane (fastbody.ts): the file has no syntax errors and no tree-sitter tree was needed. */
-  fast?: boolean;
+  /** Built from a tree-sitter tree (not by the fast lane, fastbody.ts, nor as JSON or a too-large file). */
+  fromTree?: boolean;
 }
 
 export type FileCache = Map<string, FileEntry>;
@@ -461,7 +461,7 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
     const syn = analyzeSyntax(text, display, undefined, { structure: true, src });
     const body = syn.structure && syn.diagnostics.length === 0 ? fastBody(syn.structure, src) : undefined;
     if (body) {
-      const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts: syn.blocks, src, body, fast: true };
+      const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts: syn.blocks, src, body };
       opts.cache?.set(abs, entry);
       return entry;
     }
@@ -491,7 +491,7 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
       if (tree !== given?.tree) tree.delete();
     }
   }
-  const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts, src, body };
+  const entry: FileEntry = { text, display, budgetMs: opts.budgetMs, diagnostics, contexts, src, body, fromTree: tree !== 'timeout' };
   if (complete) opts.cache?.set(abs, entry);
   return entry;
 }

@@ -232,8 +232,8 @@ async function measureServer(dir: string, o: Options): Promise<number[]> {
 /** Parts 1 and 2 of the benchmark (see the top of this file): cold and warm analysis, then edits. */
 async function measureAnalysis(dir: string, o: Options, rows: Row[], resources: number): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
-  // 1. In a function of its own: the cold and warm results are garbage before the edits are measured (the
-  // edits' garbage collections would otherwise mark them too, as no editor session holds them).
+  // Part 1 runs in a function of its own: its cold and warm results are garbage before the edits are measured
+  // (the edits' garbage collections would otherwise mark them too, as no editor session holds them).
   await (async () => {
     // 1. Cold: everything for the first time in this process.
     const t0 = performance.now();
