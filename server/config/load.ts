@@ -11,7 +11,7 @@ import { error, warning } from '../diags/diagnostic';
 import * as T from '../lang/types';
 import { analyzeSyntax } from '../syntax/errors';
 import { largeFile, overBudget } from '../syntax/large';
-import { initParser, newParser, parseWithBudget, type Parser, type Tree } from '../syntax/treesitter';
+import { initParser, newParser, ParserNotReady, parserReady, parseWithBudget, type Parser, type Tree } from '../syntax/treesitter';
 import type { Attribute, Block, Body, Expression } from './hclbody';
 import { bodyFromTree } from './hclbody';
 import { jsonConfigFile } from './json';
@@ -298,7 +298,21 @@ function emptyModule(dir: string, path: string): Module {
 
 /** Loads the module in `dir` and its local child modules. */
 export async function loadModuleTree(dir: string, opts: LoadOptions = {}): Promise<LoadResult> {
-  await initParser();
+  // tree-sitter is loaded only when a file needs it (a syntax error, or a parse budget the fast lane cannot
+  // promise): a first load without it stops at that file (ParserNotReady), and the load starts again with it.
+  // What the first load cached (opts.cache, opts.disk) is valid for the second.
+  if (!parserReady()) {
+    try {
+      return loadModuleTreeNow(dir, opts);
+    } catch (e) {
+      if (!(e instanceof ParserNotReady)) throw e;
+    }
+    await initParser();
+  }
+  return loadModuleTreeNow(dir, opts);
+}
+
+function loadModuleTreeNow(dir: string, opts: LoadOptions): LoadResult {
   const result: LoadResult = { module: emptyModule(resolve(dir), ''), diagnostics: [], sources: new Map(), contexts: [] };
   result.module = loadDir(resolve(dir), '', opts, result, new Set());
   return result;
@@ -358,7 +372,9 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
   const baseAbs = resolve(base);
   const listed = listConfigFiles(dir, opts) ?? [];
   const files = listed.map((f) => f.name);
-  const parser = newParser();
+  // Created when a file is not read by the fast lane (and throws ParserNotReady before initParser()).
+  let parser: Parser | undefined;
+  const getParser = (): Parser => (parser ??= newParser());
   const parsed: ParsedFile[] = [];
   // Overrides merge into (mutate) the bodies of primary files: a directory with override files is loaded
   // without the cache, and its files leave it.
@@ -375,14 +391,14 @@ function loadDir(dir: string, path: string, opts: LoadOptions, res: LoadResult, 
       }
       const display = dir === baseAbs ? f : relative(baseAbs, abs) || f;
       res.sources.set(display, text);
-      const entry = fileEntry(abs, display, text, parser, fopts);
+      const entry = fileEntry(abs, display, text, getParser, fopts);
       if (!entry) continue;
       res.diagnostics.push(...entry.diagnostics);
       for (const b of entry.contexts) res.contexts.push(b);
       parsed.push({ name: display, src: entry.src, body: entry.body, override: isOverride(f) });
     }
   } finally {
-    parser.delete();
+    parser?.delete();
   }
   const primary = parsed.filter((p) => !p.override);
   const overrides = parsed.filter((p) => p.override);
@@ -447,7 +463,7 @@ function jsonFileEntry(abs: string, display: string, text: string, opts: LoadOpt
 }
 
 /** Parses and converts one file, or returns the cached result for the same text. */
-function fileEntry(abs: string, display: string, text: string, parser: Parser, opts: LoadOptions): FileEntry | undefined {
+function fileEntry(abs: string, display: string, text: string, parser: () => Parser, opts: LoadOptions): FileEntry | undefined {
   const cached = opts.cache?.get(abs);
   if (cached && cached.text === text && cached.display === display && cached.budgetMs === opts.budgetMs) return cached;
   if (abs.endsWith('.tf.json')) return jsonFileEntry(abs, display, text, opts);
@@ -468,7 +484,7 @@ function fileEntry(abs: string, display: string, text: string, parser: Parser, o
   }
   const given = opts.trees?.get(abs);
   const tree =
-    given && given.text === text ? given.tree : overBudget(text, opts.budgetMs) ? 'timeout' : parseWithBudget(parser, text, { budgetMs: opts.budgetMs });
+    given && given.text === text ? given.tree : overBudget(text, opts.budgetMs) ? 'timeout' : parseWithBudget(parser(), text, { budgetMs: opts.budgetMs });
   let body: Body;
   let complete = tree !== 'timeout';
   if (tree === 'timeout') {

@@ -28,12 +28,10 @@ import { parseExpression, references, traversalString } from '../lang/parse';
 import * as T from '../lang/types';
 import type { Type } from '../lang/types';
 import { Value } from '../lang/value';
-import { analyzeSyntax } from '../syntax/errors';
-import { initParser, newParser } from '../syntax/treesitter';
-import { bodyFromTree } from './hclbody';
+import { readHclBody } from './parsebody';
 import type { Condition, Module, Variable } from './model';
 import { jsonVariableValues } from './json';
-import { rangeString, SourceText } from './source';
+import { rangeString } from './source';
 
 export type ValueSource = 'env' | 'auto-file' | 'named-file' | 'cli' | 'unset';
 
@@ -185,48 +183,35 @@ export async function readVarsFile(
     const r = jsonVarsValues(text, filename, source);
     return { values: r.values, diagnostics: r.diagnostics, text };
   }
-  await initParser();
-  const parser = newParser();
-  try {
-    const tree = parser.parse(text);
-    if (!tree) return { values, diagnostics, text };
-    try {
-      const syn = analyzeSyntax(text, filename, tree);
-      diagnostics.push(...syn.diagnostics);
-      if (hasErrors(syn.diagnostics)) return { values, diagnostics, text };
-      const src = new SourceText(filename, text);
-      const body = bodyFromTree(tree.rootNode, src);
-      // Variable declarations are reported first, on their own (Terraform returns after them).
-      for (const b of body.blocks) {
-        if (b.type !== 'variable' || b.labels.length !== 1) continue;
-        const name = b.labels[0];
-        diagnostics.push(
-          error(
-            'Variable declaration in .tfvars file',
-            `A .tfvars file is used to assign values to variables that have already been declared in .tf files, not to declare new variables. To declare variable ${JSON.stringify(name)}, place this block in one of your .tf files, such as variables.tf.\n\nTo set a value for this variable in ${filename}, use the definition syntax instead:\n    ${name} = <value>`,
-            b.typeRange,
-          ),
-        );
-      }
-      if (hasErrors(diagnostics)) return { values, diagnostics, text };
-      if (body.blocks.length > 0) {
-        const b = body.blocks[0];
-        diagnostics.push(error(`Unexpected "${b.type}" block`, 'Blocks are not allowed here.', b.typeRange));
-      }
-      for (const a of body.attributes) {
-        if (values.has(a.name)) continue; // redefinitions are reported by the syntax check
-        const p = parseExpression(a.expr.text, filename, a.expr.range.start);
-        if (!p.expr) {
-          diagnostics.push(...p.diagnostics);
-          continue;
-        }
-        values.set(a.name, { name: a.name, source, expr: p.expr, range: p.expr.range });
-      }
-    } finally {
-      tree.delete();
+  const file = await readHclBody(text, filename);
+  diagnostics.push(...file.syntax);
+  const body = file.body;
+  if (!body || hasErrors(file.syntax)) return { values, diagnostics, text };
+  // Variable declarations are reported first, on their own (Terraform returns after them).
+  for (const b of body.blocks) {
+    if (b.type !== 'variable' || b.labels.length !== 1) continue;
+    const name = b.labels[0];
+    diagnostics.push(
+      error(
+        'Variable declaration in .tfvars file',
+        `A .tfvars file is used to assign values to variables that have already been declared in .tf files, not to declare new variables. To declare variable ${JSON.stringify(name)}, place this block in one of your .tf files, such as variables.tf.\n\nTo set a value for this variable in ${filename}, use the definition syntax instead:\n    ${name} = <value>`,
+        b.typeRange,
+      ),
+    );
+  }
+  if (hasErrors(diagnostics)) return { values, diagnostics, text };
+  if (body.blocks.length > 0) {
+    const b = body.blocks[0];
+    diagnostics.push(error(`Unexpected "${b.type}" block`, 'Blocks are not allowed here.', b.typeRange));
+  }
+  for (const a of body.attributes) {
+    if (values.has(a.name)) continue; // redefinitions are reported by the syntax check
+    const p = parseExpression(a.expr.text, filename, a.expr.range.start);
+    if (!p.expr) {
+      diagnostics.push(...p.diagnostics);
+      continue;
     }
-  } finally {
-    parser.delete();
+    values.set(a.name, { name: a.name, source, expr: p.expr, range: p.expr.range });
   }
   return { values, diagnostics, text };
 }

@@ -17,10 +17,7 @@ import { dirname, join } from 'node:path';
 import type { Diagnostic } from '../diags/diagnostic';
 import { error, warning } from '../diags/diagnostic';
 import type { Expression } from '../config/hclbody';
-import { bodyFromTree } from '../config/hclbody';
-import { SourceText } from '../config/source';
-import { analyzeSyntax } from '../syntax/errors';
-import { initParser, newParser } from '../syntax/treesitter';
+import { readHclBody } from '../config/parsebody';
 import type { ProviderAddr } from '../addrs/provider';
 import { UNKNOWN_NAMESPACE, compareProviders, isAddrError, isBuiltIn, parseProviderSource, providerString } from '../addrs/provider';
 import type { ProviderConstraint } from '../versions/provider';
@@ -52,21 +49,11 @@ function staticString(e: Expression | undefined): string | undefined {
 
 /** Parses lock file text; `filename` is the name used in diagnostics. */
 export async function parseLockFile(text: string, filename = LOCK_FILE): Promise<LockReadResult> {
-  await initParser();
   const res: LockReadResult = { providers: new Map(), diagnostics: [], sources: new Map([[filename, text]]), exists: true };
-  const parser = newParser();
-  const tree = parser.parse(text);
-  parser.delete();
-  if (!tree) return res;
-  const src = new SourceText(filename, text);
-  let body;
-  try {
-    const syn = analyzeSyntax(text, filename, tree);
-    res.diagnostics.push(...syn.diagnostics);
-    body = bodyFromTree(tree.rootNode, src, res.diagnostics);
-  } finally {
-    tree.delete();
-  }
+  const file = await readHclBody(text, filename);
+  res.diagnostics.push(...file.syntax, ...file.conversion);
+  const body = file.body;
+  if (!body) return res;
   if (res.diagnostics.some((d) => d.severity === 'error')) return res;
   const d = res.diagnostics;
   for (const a of body.attributes) d.push(error('Unsupported argument', `An argument named "${a.name}" is not expected here.`, a.nameRange));

@@ -61,9 +61,16 @@ export function isCollection(t: Type): t is CollectionType {
   return t.kind === 'list' || t.kind === 'set' || t.kind === 'map';
 }
 
-/** Sorted attribute names of an object type (cty orders attributes by name, bytewise). */
-export function attrNames(t: ObjectType): string[] {
-  return [...t.attrs.keys()].sort(compareBytes);
+/** Sorted names, per object type (types are immutable; the size check guards a Map changed after Obj()). */
+const sortedNames = new WeakMap<ObjectType, readonly string[]>();
+
+/** Sorted attribute names of an object type (cty orders attributes by name, bytewise). Shared: do not mutate. */
+export function attrNames(t: ObjectType): readonly string[] {
+  const kept = sortedNames.get(t);
+  if (kept && kept.length === t.attrs.size) return kept;
+  const names = [...t.attrs.keys()].sort(compareBytes);
+  sortedNames.set(t, names);
+  return names;
 }
 
 /** Bytewise (UTF-8 code unit order as Go compares strings) comparison. */

@@ -28,10 +28,8 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
-import { bodyFromTree, type Block, type Expression } from '../config/hclbody';
-import { SourceText } from '../config/source';
-import { analyzeSyntax } from '../syntax/errors';
-import { initParser, newParser } from '../syntax/treesitter';
+import type { Block, Expression } from '../config/hclbody';
+import { readHclBody } from '../config/parsebody';
 import type { ProviderAddr } from '../addrs/provider';
 import { isAddrError, parseProviderSource, providerString, UNKNOWN_NAMESPACE } from '../addrs/provider';
 import type { ProviderConstraint } from '../versions/provider';
@@ -109,7 +107,6 @@ export function impliedMirrorDirs(workDir: string, env: Env): string[] {
 
 /** Parses CLI configuration text (HCL). `filename` names it in diagnostics. */
 export async function parseCliConfig(text: string, filename: string, env: Env = process.env): Promise<Omit<CliConfig, 'methods' | 'explicitInstallation'> & { methods?: InstallationMethod[] }> {
-  await initParser();
   const diags: Diagnostic[] = [];
   const out: Omit<CliConfig, 'methods' | 'explicitInstallation'> & { methods?: InstallationMethod[] } = { file: filename, devOverrides: new Map(), diagnostics: diags };
   // The CLI configuration is HCL 1, which allows quoted argument names (dev_overrides keys): they are swapped
@@ -120,17 +117,10 @@ export async function parseCliConfig(text: string, filename: string, env: Env = 
     quoted.push(key);
     return sp + id.padEnd(key.length + 2, '_') + eq;
   });
-  const parser = newParser();
-  const tree = parser.parse(hcl2);
-  parser.delete();
-  if (!tree) return out;
-  let body;
-  try {
-    diags.push(...analyzeSyntax(hcl2, filename, tree).diagnostics);
-    body = bodyFromTree(tree.rootNode, new SourceText(filename, hcl2), diags);
-  } finally {
-    tree.delete();
-  }
+  const file = await readHclBody(hcl2, filename);
+  diags.push(...file.syntax, ...file.conversion);
+  const body = file.body;
+  if (!body) return out;
   if (diags.some((d) => d.severity === 'error')) return out;
   for (const a of body.attributes) {
     if (a.name === 'plugin_cache_dir') {

@@ -113,17 +113,20 @@ function markAt(v: Value, p: Path, i: number, marks: readonly Mark[]): Value {
 
 type AttrPredicate = (a: Attribute) => boolean;
 
+const isSensitive: AttrPredicate = (a) => !!a.sensitive;
+const isWriteOnly: AttrPredicate = (a) => !!a.writeOnly;
+
 /** Paths of every schema-sensitive attribute in the value (configschema's SensitivePaths). */
 export function sensitivePaths(b: Block, v: Value, base: Path = []): Path[] {
   const out: Path[] = [];
-  blockPaths(b, v, base, (a) => !!a.sensitive, out);
+  if (blockContains(b, isSensitive)) blockPaths(b, v, base, isSensitive, out);
   return out;
 }
 
 /** Paths of every write-only attribute in the value (one per list element, map key and set element). */
 export function writeOnlyPaths(b: Block, v: Value, base: Path = []): Path[] {
   const out: Path[] = [];
-  blockPaths(b, v, base, (a) => !!a.writeOnly, out);
+  if (blockContains(b, isWriteOnly)) blockPaths(b, v, base, isWriteOnly, out);
   return out;
 }
 
@@ -135,7 +138,19 @@ export function markSensitive(b: Block, v: Value): Value {
   );
 }
 
+/** blockContains per predicate and schema block (schemas are not changed once loaded). */
+const containsKept = new WeakMap<AttrPredicate, WeakMap<Block, boolean>>();
+
+/** Whether the block or anything nested in it has an attribute the predicate selects. */
 function blockContains(b: Block, pred: AttrPredicate): boolean {
+  let byBlock = containsKept.get(pred);
+  if (!byBlock) containsKept.set(pred, (byBlock = new WeakMap()));
+  let r = byBlock.get(b);
+  if (r === undefined) byBlock.set(b, (r = blockContainsNow(b, pred)));
+  return r;
+}
+
+function blockContainsNow(b: Block, pred: AttrPredicate): boolean {
   for (const a of Object.values(b.attributes)) if (pred(a) || (a.nestedType && objectContains(a.nestedType, pred))) return true;
   for (const nb of Object.values(b.blockTypes)) if (blockContains(nb.block, pred)) return true;
   return false;

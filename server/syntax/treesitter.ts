@@ -3,6 +3,11 @@
 // Contract: call `await initParser()` once before `newParser()`. Trees returned by a parser live on the
 // WebAssembly heap and are not garbage-collected: whoever parses owns the tree and must call tree.delete()
 // when it is no longer needed (see syntax/document.ts, which does this for edited documents).
+//
+// Loading costs a process about 35 ms, and V8's background compilation of the WebAssembly then holds the
+// process's exit back by another 100-200 ms. Files without syntax errors are read without tree-sitter (the fast
+// lane, config/fastbody.ts), so the command line loads it only when some file needs it: loadModuleTree and
+// readHclBody (config/parsebody.ts) try the fast lane first.
 
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -83,9 +88,21 @@ export function tooLargeWarning(filename: string, text: string, budgetMs: number
   };
 }
 
-/** A new parser for the Terraform grammar. Requires initParser() to have completed. */
+/** Thrown by newParser() before initParser() has completed (see loadModuleTree, which then loads it and retries). */
+export class ParserNotReady extends Error {
+  constructor() {
+    super('initParser() must complete before newParser()');
+  }
+}
+
+/** Whether initParser() has completed, so newParser() can be called. */
+export function parserReady(): boolean {
+  return language !== undefined;
+}
+
+/** A new parser for the Terraform grammar. Requires initParser() to have completed (else throws ParserNotReady). */
 export function newParser(): Parser {
-  if (!language) throw new Error('initParser() must complete before newParser()');
+  if (!language) throw new ParserNotReady();
   const p = new Parser();
   p.setLanguage(language);
   return p;

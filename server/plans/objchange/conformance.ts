@@ -7,7 +7,7 @@
 import * as T from '../../lang/types';
 import type { Type } from '../../lang/types';
 import { Value } from '../../lang/value';
-import type { Path, PathError } from '../../providers/path';
+import type { Path, PathError, Step } from '../../providers/path';
 import { goQuote } from '../../providers/gostring';
 import { attrStep, indexStep, pathError } from '../../providers/path';
 import type { Block } from '../../providers/schema';
@@ -30,15 +30,22 @@ export function valueConformsToSchema(b: Block, v: Value): PathError[] {
   return testConformance(v.type, impliedType(b));
 }
 
-function conform(given: Type, want: Type, path: Path, errs: PathError[]): void {
+// `path` is extended in place (push, recurse, pop): pathError copies it when it records a problem.
+function conform(given: Type, want: Type, path: Step[], errs: PathError[]): void {
   if (want.kind === 'dynamic') return;
   if (T.typeEquals(given, want)) return;
   if (given.kind === 'object' && want.kind === 'object') {
+    const wantNames = T.attrNames(want);
     for (const k of T.attrNames(given)) if (!want.attrs.has(k)) errs.push(pathError(path, `unsupported attribute ${goQuote(k)}`));
-    for (const k of T.attrNames(want)) if (!given.attrs.has(k)) errs.push(pathError(path, `missing required attribute ${goQuote(k)}`));
-    for (const k of T.attrNames(want)) {
+    for (const k of wantNames) if (!given.attrs.has(k)) errs.push(pathError(path, `missing required attribute ${goQuote(k)}`));
+    for (const k of wantNames) {
       const g = given.attrs.get(k);
-      if (g) conform(g, want.attrs.get(k)!, [...path, attrStep(k)], errs);
+      if (!g) continue;
+      const w = want.attrs.get(k)!;
+      if (w.kind === 'dynamic') continue;
+      path.push(attrStep(k));
+      conform(g, w, path, errs);
+      path.pop();
     }
     return;
   }
@@ -47,12 +54,18 @@ function conform(given: Type, want: Type, path: Path, errs: PathError[]): void {
       errs.push(pathError(path, `${want.elems.length} elements are required, but got ${given.elems.length}`));
       return;
     }
-    want.elems.forEach((w, i) => conform(given.elems[i], w, [...path, indexStep(i)], errs));
+    want.elems.forEach((w, i) => {
+      path.push(indexStep(i));
+      conform(given.elems[i], w, path, errs);
+      path.pop();
+    });
     return;
   }
   if ((given.kind === 'list' && want.kind === 'list') || (given.kind === 'map' && want.kind === 'map') || (given.kind === 'set' && want.kind === 'set')) {
     const keyType = given.kind === 'list' ? T.Number : given.kind === 'map' ? T.String : given.elem;
-    conform(given.elem, want.elem, [...path, indexStep(Value.unknown(keyType))], errs);
+    path.push(indexStep(Value.unknown(keyType)));
+    conform(given.elem, want.elem, path, errs);
+    path.pop();
     return;
   }
   errs.push(pathError(path, `${T.friendlyName(want)} required, but received ${T.friendlyName(given)}`));
