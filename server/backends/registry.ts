@@ -17,7 +17,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { error, type Diagnostic } from '../diags/diagnostic';
+import { readLockFileError } from '../depsfile/locks';
 import type { Expression } from '../config/hclbody';
+import type { Module } from '../config/model';
 import { TERRAFORM_VERSION } from '../states/statefile';
 import { goQuote } from '../lang/goquote';
 import type { Full, Workspaces } from '../states/statemgr';
@@ -338,6 +340,10 @@ export async function openBackend(block: ConfiguredBlock | undefined, o: Backend
   if (rs.error) return { type: 'local', diagnostics: [error(`Failed to load state: ${rs.error}`)] };
   const c = chooseBackend(block, rs.state);
   if (c.diagnostics.length) return { type: c.type, diagnostics: c.diagnostics };
+  // Terraform builds the provider factories when it wraps the backend for local operations (backendCLIOpts), so
+  // every command that opens the backend fails on a lock file with errors, even one that needs no provider.
+  const lockError = await readLockFileError(o.cwd);
+  if (lockError) return { type: c.type, diagnostics: [lockError] };
   const r = await configureBackend(c.type, c.config, o);
   return { type: c.type, ...r };
 }
@@ -384,6 +390,12 @@ export class CliBackend {
     return { type: (await this.opened!).type, diagnostics: [] };
   }
 
+  /** Releases what opening took (a pg connection pool); for a backend opened only to be checked. */
+  async close(): Promise<void> {
+    const b = (await this.opened?.catch(() => undefined))?.backend as { close?: () => Promise<void> } | undefined;
+    await b?.close?.().catch(() => undefined);
+  }
+
   currentWorkspace(): string {
     return selectedWorkspace(this.o.cwd, this.o.env);
   }
@@ -420,6 +432,19 @@ export class CliBackend {
   }
 }
 
+
+/**
+ * What Terraform's Backend() reports when it opens the working directory's backend for a command that then does not
+ * use it (console, graph, providers, output, the state commands): "Backend initialization required", a lock file with
+ * errors, a database that cannot be reached. `root` is the loaded root module (its backend block). Empty when the
+ * backend opens; what opening took is released.
+ */
+export async function backendOpenErrors(cwd: string, env: Readonly<Record<string, string | undefined>>, root: Pick<Module, 'terraform'>): Promise<Diagnostic[]> {
+  const b = new CliBackend({ cwd, env }, async () => root.terraform.find((t) => t.backend)?.backend);
+  const r = await b.check();
+  await b.close();
+  return r.diagnostics;
+}
 
 /** The diagnostics of a failure to open the backend (BackendOpenError), or the error's text as one diagnostic. */
 export function backendErrorDiagnostics(e: unknown): Diagnostic[] {

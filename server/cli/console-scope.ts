@@ -11,6 +11,7 @@
 //   runConsoleInDirectory(args, io)  prints those diagnostics as Terraform's console does (sorted; warnings to
 //        stdout, errors to stderr) and then runs lang's console loop with the scope.
 
+import { backendOpenErrors } from '../backends/registry';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { hasErrors, warning } from '../diags/diagnostic';
 import { renderDiagnostic } from '../diags/render';
@@ -45,6 +46,9 @@ export async function consoleScopeFor(cwd: string, args: string[], env: Readonly
     return undefined;
   };
   const out: ConsoleScope = { diagnostics: [...loaded.diagnostics, ...split.diagnostics], rest: split.rest, sources, contextOf };
+  if (hasErrors(out.diagnostics)) return out;
+  // Terraform's console opens the backend before it reads variables: its errors stop the command.
+  out.diagnostics.push(...(await backendOpenErrors(dir, env, loaded.module)));
   if (hasErrors(out.diagnostics)) return out;
   const collected = await collectVariableValues(dir, split.vars, env);
   for (const [k, v] of collected.sources) sources.set(k, v);

@@ -9,7 +9,8 @@ import { renderDiagnosticsView } from '../diags/render';
 import { helpText } from './help/index';
 import type { CliIO } from './io';
 import { loadConfig } from './plan';
-import { stripNoColor, wantsHelp } from './state/meta';
+import { makeUi, stripNoColor, wantsHelp } from './state/meta';
+import { backendOpenErrors } from '../backends/registry';
 
 export async function runGraph(rawArgs: string[], io: CliIO): Promise<number> {
   if (wantsHelp(rawArgs)) {
@@ -20,6 +21,12 @@ export async function runGraph(rawArgs: string[], io: CliIO): Promise<number> {
   const cfg = await loadConfig(io, color);
   if (!('module' in cfg)) {
     for (const d of cfg.diags) io.stderr(renderDiagnosticsView([d], cfg.render));
+    return 1;
+  }
+  // Terraform's graph opens the backend first (Backend()); its errors go through the command's Ui.
+  const be = await backendOpenErrors(io.cwd, io.env, cfg.module);
+  if (be.length) {
+    makeUi(io, color).diagnostics(be);
     return 1;
   }
   const built = buildConfigGraph(cfg.module);

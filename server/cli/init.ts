@@ -38,7 +38,7 @@ import type { ModuleRecord } from '../depsfile/modules';
 import { checkModulesInstalled, dataDir, installLocalModules, isLocalSource, readModuleManifest, writeModuleManifest } from '../depsfile/modules';
 import type { Module } from '../config/model';
 import type { ProviderLock } from '../depsfile/locks';
-import { locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
+import { lockFileError, locksEqual, readLockFile, writeLockFile } from '../depsfile/locks';
 import type { AvailableProvider } from '../providers/resolve';
 import { stateProviders } from '../providers/resolve';
 import { checkRequiredProviderSources, foresightProviders, providerVersionsFromWarnings, redundantEmptyProviderWarnings, selectProviders, treeRequirements } from '../providers/resolve';
@@ -480,12 +480,9 @@ export async function runInit(args: string[], io: InitIO): Promise<number> {
     if (addr && !reqs.has(fqn)) reqs.set(fqn, { addr, constraints: [] });
   }
   const locks = await readLockFile(dir);
-  if (hasErrors(locks.diagnostics)) {
-    // Terraform flattens the lock file's diagnostics into one sourceless error (tfdiags' Err() text).
-    const ld = locks.diagnostics;
-    const one = (d: Diagnostic) => (d.detail ? `${d.summary}: ${d.detail}` : d.summary);
-    const text = ld.length === 1 ? one(ld[0]) : `${ld.length} problems:\n` + ld.map((d) => `\n- ${one(d)}`).join('');
-    view.diagnostics([...diags, error(`failed to read dependency lock file: ${text}`)]);
+  const lockError = lockFileError(locks.diagnostics);
+  if (lockError) {
+    view.diagnostics([...diags, lockError]);
     return 1;
   }
   diags.push(...locks.diagnostics);

@@ -19,6 +19,7 @@ import { currentPlatform, findExecutable, hashPackageDir, loadCliConfig, methodA
 import { extractZip, hashZipH1, writeZip, type ZipInput } from '../plugin/zip';
 import { authenticateArchive, NetworkMirror, type MirrorPackage } from '../plugin/netmirror';
 import { colorize } from './state/meta';
+import { backendOpenErrors } from '../backends/registry';
 import type { Diagnostic } from '../diags/diagnostic';
 import { error, hasErrors } from '../diags/diagnostic';
 import type { RenderOptions } from '../diags/render';
@@ -111,6 +112,12 @@ export async function runProviders(args: string[], io: ProvidersIO): Promise<num
   const opts = { color, sources: res.sources, contextOf: contextOfLoad(res) };
   if (hasErrors(diags)) {
     io.stderr(showDiagnostics(sortDiagnostics(diags.filter((d) => d.severity === 'error')), opts));
+    return 1;
+  }
+  // Then Backend() opens the backend (to find the providers of the state): its errors stop the command.
+  const be = await backendOpenErrors(dir, io.env ?? process.env, res.module);
+  if (be.length) {
+    io.stderr(showDiagnostics(be, opts));
     return 1;
   }
   let out = '\nProviders required by configuration:\n';

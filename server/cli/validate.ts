@@ -12,6 +12,7 @@ import { providerValidationDiagnostics } from '../engine/validate';
 import { providerFactory } from './plan';
 import { treeRequirements } from '../providers/resolve';
 import { devOverrideWarnings } from '../plugin/discovery';
+import { readLockFileError } from '../depsfile/locks';
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -50,7 +51,10 @@ export async function runValidate(args: string[], io: CliIO): Promise<number> {
   // built-in ones and the binaries `init` installed (server/plugin/client/factory.ts), located from `cwd`.
   // Terraform warns first when dev_overrides are in effect (Meta.providerDevOverrideRuntimeWarnings).
   res.diagnostics.unshift(...(await devOverrideWarnings(cwd, (io as { env?: Readonly<Record<string, string | undefined>> }).env)));
-  if (res.module && !hasErrors(res.diagnostics)) {
+  // As Terraform (contextOpts after a clean configuration), a lock file with errors stops validation with its error.
+  const lockError = res.module && !hasErrors(res.diagnostics) ? await readLockFileError(cwd) : undefined;
+  if (lockError) res.diagnostics.push(lockError);
+  else if (res.module && !hasErrors(res.diagnostics)) {
     const env = (io as { env?: Readonly<Record<string, string | undefined>> }).env;
     const providers = providerFactory({ cwd, env });
     // As Terraform, a provider whose schema cannot be loaded (not installed, not a plugin, crashed) stops validation

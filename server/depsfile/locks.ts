@@ -182,6 +182,24 @@ export async function readLockFile(dir: string): Promise<LockReadResult> {
   return parseLockFile(text);
 }
 
+/**
+ * The error Terraform reports for a lock file with errors (Meta.ProviderFactories: its diagnostics flattened into
+ * one sourceless error, as tfdiags' Err() text), or undefined when the file reads cleanly or does not exist. Every
+ * command that builds provider factories fails with it: those that open the backend, validate, console, graph.
+ */
+export function lockFileError(diagnostics: readonly Diagnostic[]): Diagnostic | undefined {
+  const errs = diagnostics.filter((d) => d.severity === 'error');
+  if (errs.length === 0) return undefined;
+  const one = (d: Diagnostic) => (d.detail ? `${d.summary}: ${d.detail}` : d.summary);
+  const text = diagnostics.length === 1 ? one(diagnostics[0]) : `${diagnostics.length} problems:\n` + diagnostics.map((d) => `\n- ${one(d)}`).join('');
+  return error(`failed to read dependency lock file: ${text}`);
+}
+
+/** lockFileError for the lock file of a working directory. */
+export async function readLockFileError(dir: string): Promise<Diagnostic | undefined> {
+  return lockFileError((await readLockFile(dir)).diagnostics);
+}
+
 /** The file text Terraform writes for these locks (SaveLocksToBytes). */
 export function formatLockFile(locks: Iterable<ProviderLock>): string {
   const list = [...locks].sort((a, b) => compareProviders(a.addr, b.addr));

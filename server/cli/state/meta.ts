@@ -12,7 +12,7 @@
 
 import { LocalBackend } from '../../backends/local/backend';
 import { newLockInfo } from '../../backends/local/filesystem';
-import { CliBackend, type StateManager } from '../../backends/registry';
+import { backendOpenErrors, CliBackend, type StateManager } from '../../backends/registry';
 import type { FilesystemStateManager } from '../../backends/local/filesystem';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -65,7 +65,11 @@ export async function backendConfigErrors(io: CliIO): Promise<{ diags: Diagnosti
   const { res, diags, src } = await loadConfig(io, false);
   const rootFiles = new Set(res.module.files);
   const errs = diags.filter((d) => d.severity === 'error' && d.summary !== 'Module not installed' && d.summary !== 'Module source has changed' && (!d.subject || rootFiles.has(d.subject.filename)));
-  return errs.length ? { diags: errs, src } : undefined;
+  if (errs.length) return { diags: errs, src };
+  // Then Backend(nil) opens the backend: "Backend initialization required", a lock file with errors, a database
+  // that cannot be reached. The command shows these through its own Ui or view, as Terraform does.
+  const opened = await backendOpenErrors(io.cwd, io.env, res.module);
+  return opened.length ? { diags: opened, src } : undefined;
 }
 
 /**
