@@ -39,16 +39,16 @@ export async function runImport(rawArgs: string[], io: CliIO): Promise<number> {
     backup: 'string',
     'allow-missing-config': 'bool',
     'ignore-remote-version': 'bool',
-    parallelism: 'string',
+    parallelism: 'int',
   });
   if (f.error) {
-    io.stderr(renderDiagnosticsView([error('Failed to parse command-line flags', f.error)], { color }));
-    io.stderr('\nFor more help on using this command, run:\n  terraform import -help\n');
+    // Terraform 1.11's import parses its flags with the usage as the only message (cmdFlags.Usage = Ui.Error(Help)).
+    ui.error(helpText('import').trim());
     return 1;
   }
   if (f.args.length !== 2) {
     ui.error('The import command expects two arguments.');
-    io.stderr(helpText('import'));
+    ui.error(helpText('import').trim());
     return 1;
   }
   const p = parseInstance(f.args[0]);
@@ -68,17 +68,20 @@ export async function runImport(rawArgs: string[], io: CliIO): Promise<number> {
   let mod = cfg.module;
   for (const m of addr.module ? addr.module.split(/\.?module\./).filter(Boolean).map((s) => s.replace(/\[.*\]$/, '')) : []) {
     const c = mod.moduleCalls.get(m);
-    if (!c?.module) break;
+    if (!c?.module) {
+      ui.diagnostics([
+        error('Import to non-existent module', `${addr.module} is not defined in the configuration. Please add configuration for this module before importing into it.`),
+      ]);
+      return 1;
+    }
     mod = c.module;
   }
   const res = mod.resources.find((r) => r.mode === addr.mode && r.type === addr.type && r.name === addr.name);
   if (!res && f.values.get('allow-missing-config') !== true) {
     const where = addr.module ? `the module ${addr.module.replace(/\[.*?\]/g, '')}` : 'the root module';
+    // The message's colour tags go to the Ui as they are: its one colorstring pass renders them (and adds one reset).
     ui.error(
-      colorize(
-        `[reset][bold][red]Error:[reset][bold] resource address ${JSON.stringify(shown)} does not exist in the configuration.[reset]\n\nBefore importing this resource, please create its configuration in ${where}. For example:\n\nresource ${JSON.stringify(addr.type)} ${JSON.stringify(addr.name)} {\n  # (resource arguments)\n}\n`,
-        color,
-      ),
+      `[reset][bold][red]Error:[reset][bold] resource address ${JSON.stringify(shown)} does not exist in the configuration.[reset]\n\nBefore importing this resource, please create its configuration in ${where}. For example:\n\nresource ${JSON.stringify(addr.type)} ${JSON.stringify(addr.name)} {\n  # (resource arguments)\n}\n`,
     );
     return 1;
   }

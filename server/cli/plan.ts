@@ -33,6 +33,8 @@ import { TERRAFORM_VERSION as STATE_TF_VERSION, writeStateFile } from '../states
 import type { FilesystemStateManager } from '../backends/local/filesystem';
 import { backendErrorDiagnostics } from '../backends/registry';
 import { helpText } from './help/index';
+import { parseInstance as parseInstanceAddr, parseTarget as parseTargetAddr } from './state/addr';
+import { goQuote } from '../lang/goquote';
 import type { CliIO } from './io';
 import { colorize, localBackend, makeUi, parseFlags, unlockState, type FlagKind } from './state/meta';
 import { newLockInfo } from '../backends/local/filesystem';
@@ -127,18 +129,18 @@ function extendView(view: OperationView, ext: OperationExtensions): OperationVie
 
 const FLAGS: Record<Verb, Record<string, FlagKind>> = {
   plan: {
-    destroy: 'bool', 'refresh-only': 'bool', refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string',
+    destroy: 'bool', 'refresh-only': 'bool', refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'int',
     'compact-warnings': 'bool', 'detailed-exitcode': 'bool', json: 'bool', out: 'string', state: 'string', 'generate-config-out': 'string',
   },
   apply: {
-    destroy: 'bool', 'refresh-only': 'bool', refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string',
+    destroy: 'bool', 'refresh-only': 'bool', refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'int',
     'compact-warnings': 'bool', json: 'bool', state: 'string', 'state-out': 'string', backup: 'string', 'auto-approve': 'bool',
   },
   destroy: {
-    refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string', 'compact-warnings': 'bool', json: 'bool',
+    refresh: 'bool', input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'int', 'compact-warnings': 'bool', json: 'bool',
     state: 'string', 'state-out': 'string', backup: 'string', 'auto-approve': 'bool',
   },
-  refresh: { input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'string', 'compact-warnings': 'bool', json: 'bool', state: 'string', 'state-out': 'string', backup: 'string' },
+  refresh: { input: 'bool', lock: 'bool', 'lock-timeout': 'duration', parallelism: 'int', 'compact-warnings': 'bool', json: 'bool', state: 'string', 'state-out': 'string', backup: 'string' },
 };
 
 /** Pulls repeatable `-name=v` / `-name v` flags out of the argument list. */
@@ -174,7 +176,8 @@ export function parseOperationArgs(verb: Verb, raw: string[]): { args?: Operatio
   if (verb === 'refresh') mode = 'refresh-only';
   const diags: Diagnostic[] = [];
   if (g('destroy', false) && g('refresh-only', false)) diags.push(error('Incompatible plan mode options', 'The -destroy and -refresh-only options are mutually-exclusive.'));
-  const par = Number(g('parallelism', '10'));
+  // terraform.NewContext: 0 means the default, a negative value is an error reported when the operation starts.
+  const par = g<number>('parallelism', 10);
   const args: OperationArgs = {
     verb,
     color: color && !g('json', false),
@@ -183,11 +186,12 @@ export function parseOperationArgs(verb: Verb, raw: string[]): { args?: Operatio
     autoApprove: g('auto-approve', false),
     lock: g('lock', true),
     lockTimeoutMs: g('lock-timeout', 0),
-    parallelism: Number.isFinite(par) && par > 0 ? par : 10,
+    parallelism: par === 0 ? 10 : par,
     refresh: g('refresh', true),
     mode,
     detailedExitcode: g('detailed-exitcode', false),
-    out: f.values.has('out') ? String(f.values.get('out')) : undefined,
+    // An empty -out is no -out, as Terraform's OutPath "".
+    out: f.values.has('out') && f.values.get('out') !== '' ? String(f.values.get('out')) : undefined,
     statePath: g('state', ''),
     stateOutPath: g('state-out', ''),
     backupPath: g('backup', ''),
@@ -201,7 +205,26 @@ export function parseOperationArgs(verb: Verb, raw: string[]): { args?: Operatio
   } else if (f.args.length > 0) {
     diags.push(error('Too many command line arguments', 'To specify a working directory for the plan, use the global -chdir flag.'));
   }
+  diags.push(...targetArgDiagnostics(t.values, r.values));
   return { args, diags };
+}
+
+/**
+ * arguments.Operation.Parse: each -target must be a target address and each -replace a managed resource instance,
+ * else a usage error naming the flag's text (the engine's own parse then never sees a bad one).
+ */
+function targetArgDiagnostics(targets: readonly string[], replace: readonly string[]): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  for (const t of targets) {
+    const r = parseTargetAddr(t);
+    if (!r.target) diags.push(error(`Invalid target ${goQuote(t)}`, r.diags[0]?.detail ?? ''));
+  }
+  for (const t of replace) {
+    const r = parseInstanceAddr(t);
+    if (!r.addr) diags.push(error(`Invalid force-replace address ${goQuote(t)}`, r.diags[0]?.detail ?? ''));
+    else if (r.addr.mode !== 'managed') diags.push(error(`Invalid force-replace address ${goQuote(t)}`, 'Only managed resources can be used with the -replace=... option.'));
+  }
+  return diags;
 }
 
 /**
@@ -342,6 +365,13 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
   }
   const p = parseOperationArgs(verb, raw);
   const color = raw.every((a) => a !== '-no-color');
+  if (p.args?.json && hasErrors(p.diags)) {
+    // The JSON view: its version message, then the diagnostics (its help prompt prints nothing).
+    const jv = new JsonView(io, verb);
+    jv.start();
+    jv.diagnostics(p.diags, { color: false });
+    return 1;
+  }
   if (!p.args || hasErrors(p.diags)) return printUsageError(verb, p.diags, color && !raw.includes('-json'), io);
   const a = p.args;
   a.signal = ext?.signal;
@@ -375,6 +405,10 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
   }
   // plan.go / apply.go: the warnings gathered before the operation (dev_overrides in effect) are shown before it.
   if (dev.length) view.diagnostics(dev, { color: a.color });
+  if (a.parallelism < 0) {
+    view.diagnostics([error('Invalid parallelism value', `The parallelism must be a positive value. Not ${a.parallelism}.`)], { color: a.color });
+    return 1;
+  }
   const ui = makeUi(io, a.color);
   const opName = verb === 'plan' ? 'OperationTypePlan' : verb === 'refresh' ? 'OperationTypeRefresh' : 'OperationTypeApply';
   let lockId: string | undefined;

@@ -235,7 +235,8 @@ class Applier {
     const diags: Diagnostic[] = [];
     for (const inst of this.ctx.instancesOf(n.path)) {
       if (this.plan.uiMode === 'destroy') {
-        if (inst.addr === '') this.sync.setOutputValue(n.name, null);
+        // A targeted destroy plans no output change (planner.ts), and the outputs stay in state as in Terraform.
+        if (inst.addr === '' && this.plan.targets.length === 0) this.sync.setOutputValue(n.name, null);
         continue;
       }
       // A targeted plan only re-evaluates the root outputs it planned.

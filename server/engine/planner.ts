@@ -213,7 +213,9 @@ class Planner {
       case 'module-close':
         return true;
       case 'output':
-        if (this.targeted && this.mode !== 'destroy' && !this.targeted.has(key)) return true;
+        // With -target, an output is planned only when targeting keeps it (targetedNodes); a targeted destroy
+        // plans none (Terraform's destroy graph gives outputs no resource dependencies, so targeting drops them).
+        if (this.targeted && (this.mode === 'destroy' || !this.targeted.has(key))) return true;
         return this.planOutput(n);
       case 'check':
         return this.evalCheck(n);
@@ -273,7 +275,9 @@ class Planner {
         else if (u.isNull) this.refreshState.setOutputValue(n.name, null);
       }
       if (n.path === '') {
-        const prev = this.prevRunState.outputs.get(n.name);
+        // A destroy plan's prior state is the one its refresh plan left, where root outputs already carry their new
+        // known values (set just above): "before" is that value, as Terraform shows it.
+        const prev = this.mode === 'destroy' ? this.refreshState.state.outputs.get(n.name) : this.prevRunState.outputs.get(n.name);
         let before = Value.null();
         if (prev) {
           before = decodeOutput(prev.valueJSON, prev.typeJSON);
@@ -1343,24 +1347,33 @@ function targetedNodes(pl: Planner, built: ReturnType<typeof buildConfigGraph>):
     for (const [k, n] of built.graph.entries()) if (n.kind !== 'resource') out.add(k);
     return out;
   }
-  // Outputs are re-evaluated when something they read (through values, not through resources) is targeted.
+  // TargetsTransformer: a root module output is kept when it depends on at least one resource and every resource it
+  // depends on is kept (outputs cannot be targeted themselves); then so is all it depends on. The walk stops at
+  // resources: what a kept resource depends on is kept already.
   for (const [k, n] of built.graph.entries()) {
-    if (n.kind !== 'output') continue;
+    if (n.kind !== 'output' || n.path !== '') continue;
     const seen = new Set<string>();
     const st = [...built.graph.dependencies(k)];
-    let hit = false;
-    while (st.length && !hit) {
+    let found = 0;
+    while (st.length) {
       const d = st.pop()!;
       if (seen.has(d)) continue;
       seen.add(d);
       const dn = built.graph.get(d)!;
       if (dn.kind === 'resource') {
-        if (out.has(d)) hit = true;
+        if (!out.has(d)) {
+          found = 0;
+          break;
+        }
+        found++;
         continue;
       }
       for (const x of built.graph.dependencies(d)) st.push(x);
     }
-    if (hit) out.add(k);
+    if (found > 0) {
+      out.add(k);
+      for (const d of seen) out.add(d);
+    }
   }
   return out;
 }

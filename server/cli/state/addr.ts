@@ -114,16 +114,17 @@ export function parseTarget(s: string): { target?: Target; diags: Diagnostic[] }
   const addr: ResourceAddr = { module, mode, type: ty.v, name: nm.v };
   if (i >= toks.length) return { target: { kind: 'resource', addr }, diags: [] };
   const k = toks[i];
-  if (k.t === 'index' && i + 1 === toks.length) return { target: { kind: 'instance', addr: { ...addr, key: k.v } }, diags: [] };
-  if (k.t === 'index') return { diags: [diag('Invalid address', 'Unexpected extra operators after address.')] };
-  return { diags: [diag('Invalid address', 'Unexpected extra operators after address.')] };
+  if (i + 1 < toks.length) return { diags: [diag('Invalid address', 'Unexpected extra operators after address.')] };
+  if (k.t === 'index') return { target: { kind: 'instance', addr: { ...addr, key: k.v } }, diags: [] };
+  return { diags: [diag('Invalid address', 'Resource instance key must be given in square brackets.')] };
 }
 
 /** addrs.ParseAbsResourceInstanceStr: a resource instance (a resource address means its no-key instance). */
 export function parseInstance(s: string): { addr?: InstanceAddr; diags: Diagnostic[] } {
   const r = parseTarget(s);
   if (!r.target) return { diags: r.diags };
-  if (r.target.kind === 'module') return { diags: [diag('Invalid address', 'Resource specification must include a resource type and name.')] };
+  if (r.target.kind === 'module')
+    return { diags: [diag('Invalid address', 'A resource instance address is required here. The module path must be followed by a resource instance specification.')] };
   if (r.target.kind === 'resource') return { addr: { ...r.target.addr, key: undefined }, diags: [] };
   return { addr: r.target.addr, diags: [] };
 }

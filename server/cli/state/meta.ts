@@ -205,7 +205,7 @@ export function wantsHelp(args: readonly string[]): boolean {
 
 // ---- Go flag parsing --------------------------------------------------------------------------------------------
 
-export type FlagKind = 'bool' | 'string' | 'duration';
+export type FlagKind = 'bool' | 'string' | 'duration' | 'int';
 export interface FlagResult {
   values: Map<string, string | boolean | number>;
   args: string[];
@@ -232,6 +232,21 @@ function parseBool(v: string): boolean | undefined {
 }
 
 /** Parses flags as Go's flag.FlagSet.Parse does with the given definitions. */
+/**
+ * Go's flag.Int value (strconv.ParseInt(s, 0, 64)): optional sign, then decimal, or 0x/0o/0b/0 prefixed digits with
+ * single underscores between them. A number, or the error Go's flag package prints after the value.
+ */
+function parseGoInt(s: string): number | string {
+  const m = /^([+-]?)(0[xX](?:_?[0-9a-fA-F])+|0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0(?:_?[0-7])+|[1-9](?:_?[0-9])*|0)$/.exec(s);
+  if (!m) return 'parse error';
+  const body = m[2].replace(/_/g, '');
+  const digits = /^0[0-7]+$/.test(body) ? '0o' + body.slice(1) : body;
+  let v = BigInt(digits);
+  if (m[1] === '-') v = -v;
+  if (v > 9223372036854775807n || v < -9223372036854775808n) return 'value out of range';
+  return Number(v);
+}
+
 export function parseFlags(args: readonly string[], spec: Readonly<Record<string, FlagKind>>): FlagResult {
   const values = new Map<string, string | boolean | number>();
   let i = 0;
@@ -275,6 +290,10 @@ export function parseFlags(args: readonly string[], spec: Readonly<Record<string
       const d = parseGoDuration(value);
       if (d === undefined) return { values, args: [], error: `invalid value ${JSON.stringify(value)} for flag -${name}: parse error` };
       values.set(name, d);
+    } else if (kind === 'int') {
+      const n = parseGoInt(value);
+      if (typeof n === 'string') return { values, args: [], error: `invalid value ${JSON.stringify(value)} for flag -${name}: ${n}` };
+      values.set(name, n);
     } else values.set(name, value);
   }
   return { values, args: args.slice(i) };
