@@ -205,6 +205,10 @@ export function parseOperationArgs(verb: Verb, raw: string[]): { args?: Operatio
   } else if (f.args.length > 0) {
     diags.push(error('Too many command line arguments', 'To specify a working directory for the plan, use the global -chdir flag.'));
   }
+  if (args.statePath !== '')
+    diags.unshift(
+      warning('Deprecated flag: -state', 'Use `path` attribute within the `local` backend instead: https://developer.hashicorp.com/terraform/language/v1.10.x/settings/backends/local#path'),
+    );
   diags.push(...targetArgDiagnostics(t.values, r.values));
   return { args, diags };
 }
@@ -311,7 +315,10 @@ export async function loadConfig(
 }
 
 function printUsageError(verb: Verb, diags: Diagnostic[], color: boolean, io: CliIO): number {
-  io.stderr(renderDiagnosticsView(diags, { color }));
+  // As the human view: warnings on stdout, errors on stderr.
+  const warnings = diags.filter((d) => d.severity === 'warning');
+  if (warnings.length) io.stdout(renderDiagnosticsView(warnings, { color }));
+  io.stderr(renderDiagnosticsView(diags.filter((d) => d.severity !== 'warning'), { color }));
   io.stderr(`\nFor more help on using this command, run:\n  terraform ${verb} -help\n`);
   return 1;
 }
@@ -388,7 +395,10 @@ export async function runOperation(verb: Verb, raw: string[], io: CliIO, ext?: O
     return 1;
   }
   const cfg = await loadConfig(io, a.color);
-  const dev = verb === 'refresh' ? [] : await devOverrideWarnings(io.cwd, io.env);
+  // The argument parser's warnings (-state is deprecated) come first, then the dev_overrides warnings: Terraform
+  // shows them together before the operation, or with the error that stops it.
+  const argWarnings = p.diags.filter((d) => d.severity === 'warning');
+  const dev = [...argWarnings, ...(verb === 'refresh' ? [] : await devOverrideWarnings(io.cwd, io.env))];
   if (!('module' in cfg)) {
     view.diagnostics([...dev, ...cfg.diags], cfg.render);
     return 1;

@@ -6,7 +6,7 @@
 // are diagnostics (exit 1), printed by the older UI path (renderDiagnostics) as Terraform's showDiagnostics
 // does; child modules must be recorded in .terraform/modules/modules.json ("Module not installed").
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ProviderAddr } from '../addrs/provider';
@@ -633,8 +633,19 @@ export async function runProvidersMirror(args: string[], io: ProvidersIO, color:
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  // The JSON indexes of every archive now in the directory (network mirror layout).
-  for (const [fqn, archives] of archivesUnder(outDir)) {
+  // The JSON indexes of every archive now in the directory (network mirror layout). Terraform scans the directory
+  // (getproviders.SearchLocalDirectory); one that does not exist, because nothing was mirrored into it, fails here.
+  const given = parsed.rest[0];
+  let scannable = true;
+  try {
+    lstatSync(outDir);
+  } catch (e) {
+    scannable = false;
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'ENOTDIR' ? 'not a directory' : (e as Error).message;
+    diags.push(error('Failed to update indexes', `Could not scan the output directory to get package metadata for the JSON indexes: cannot search ${given}: lstat ${given}: ${why}.`));
+  }
+  for (const [fqn, archives] of scannable ? archivesUnder(outDir) : []) {
     const versions: Record<string, object> = {};
     const byVersion = new Map<string, Record<string, { url: string; hashes: string[] }>>();
     for (const a of archives) {

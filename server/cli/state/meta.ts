@@ -175,7 +175,8 @@ export function makeUi(io: CliIO, color: boolean): Ui {
     color,
     output: (m) => io.stdout(m + '\n'),
     error: (m) => io.stderr(colorize(`[red]${m}[reset]`, color) + '\n'),
-    warn: (m) => io.stderr(colorize(`[yellow]${m}[reset]`, color) + '\n'),
+    // Terraform's main.go routes Ui.Warn to the output writer (stdout).
+    warn: (m) => io.stdout(colorize(`[yellow]${m}[reset]`, color) + '\n'),
     diagnostics: (diags, src) => {
       for (const d of diags) {
         const opts = { sources: src?.sources, contextOf: src?.contextOf };
