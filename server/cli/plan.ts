@@ -15,8 +15,9 @@ import { isAbsolute, join } from 'node:path';
 import { validateDirectory } from '../config/validate';
 import type { FileCache } from '../config/load';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
-import { collectVariableValues, parseVariableValues, splitVarFlags } from '../config/variables';
+import { collectVariableValues, compactValueStr, parseVariableValues, splitVarFlags } from '../config/variables';
 import type { Module, Resource } from '../config/model';
+import { rawEquals } from '../lang/value';
 import type { Range } from '../diags/diagnostic';
 import { error, hasErrors, warning, type Diagnostic } from '../diags/diagnostic';
 import { renderDiagnosticsView, type RenderOptions } from '../diags/render';
@@ -619,6 +620,48 @@ To retry writing this state, copy the state data (from the first { to the last }
     terraform state push errored.tfstate
 `;
 
+const SOURCE_LABEL: Record<string, string> = {
+  'auto-file': 'set by an automatically loaded .tfvars file',
+  'named-file': 'set by a .tfvars file passed through -var-file argument',
+  cli: 'set by a CLI argument',
+  env: 'set by an environment variable',
+};
+
+/**
+ * backend_apply.go with a saved plan: the variables given now (-var, -var-file, tfvars files, TF_VAR_) against the
+ * ones the plan recorded as set. A different value is an error from -var/-var-file, a warning from the environment,
+ * and ignored from an automatically loaded file; a variable the plan did not record is judged as an undeclared one.
+ */
+async function savedPlanVariableDiagnostics(plan: Plan, module: Module, vars: OperationArgs['vars'], io: CliIO): Promise<{ diags: Diagnostic[]; sources: ReadonlyMap<string, string> }> {
+  if (!plan.setVariables) return { diags: [], sources: new Map() }; // a plan file of an earlier build: nothing to compare with
+  const collected = await collectVariableValues(io.cwd, vars, io.env ?? process.env);
+  const parsed = parseVariableValues(collected.raw, module);
+  const out: Diagnostic[] = [];
+  const undeclared = new Map([...collected.raw].filter(([k]) => !module.variables.has(k)));
+  for (const [name, iv] of parsed.values) {
+    if (iv.value === undefined || !module.variables.has(name)) continue;
+    const planned = plan.setVariables.get(name);
+    if (!planned) {
+      undeclared.set(name, collected.raw.get(name)!);
+      continue;
+    }
+    const [given] = iv.value.unmarkDeep();
+    const [was] = planned.unmarkDeep();
+    if (rawEquals(given, was)) continue;
+    const detail = (what: string) =>
+      `The variable ${name} ${what}, because a saved plan includes the variable values that were set when it was created. The saved plan specifies ${compactValueStr(was)} as the value whereas during apply the value ${compactValueStr(given)} was ${SOURCE_LABEL[iv.source] ?? 'unknown'}. To declare an ephemeral variable which is not saved in the plan file, use ephemeral = true.`;
+    if (iv.source === 'env') out.push(warning('Ignoring variable when applying a saved plan', detail('cannot be overriden when applying a saved plan file'), iv.range));
+    else if (iv.source === 'cli' || iv.source === 'named-file')
+      out.push(error("Can't change variable when applying a saved plan", detail('cannot be set using the -var and -var-file options when applying a saved plan file'), iv.range));
+  }
+  if (undeclared.size) {
+    // ParseUndeclaredVariableValues against no declarations at all.
+    const none: Module = { ...module, variables: new Map() };
+    out.push(...parseVariableValues(undeclared, none).diagnostics);
+  }
+  return { diags: out, sources: collected.sources };
+}
+
 async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO): Promise<number> {
   const path = a.planFile!;
   const abs = isAbsolute(path) ? path : join(io.cwd, path);
@@ -673,7 +716,14 @@ async function applySavedPlan(a: OperationArgs, view: OperationView, io: CliIO):
       view.diagnostics([error('Saved plan is stale', 'The given plan file can no longer be applied because the state was changed by another operation after the plan was created.')], render);
       return 1;
     }
-    return await doApply(pf.plan, module, mgr, ws, view, io, { ...a, mode: pf.plan.uiMode }, [], render);
+    const vd = await savedPlanVariableDiagnostics(pf.plan, module, a.vars, io);
+    const vrender: RenderOptions = { ...render, sources: new Map([...(render.sources ?? []), ...vd.sources]) };
+    if (hasErrors(vd.diags)) {
+      view.diagnostics(vd.diags, vrender);
+      return 1;
+    }
+    // Warnings (a TF_VAR_ override ignored) are reported with the apply's result, as Terraform does.
+    return await doApply(pf.plan, module, mgr, ws, view, io, { ...a, mode: pf.plan.uiMode }, vd.diags, vrender);
   } finally {
     if (lockId !== undefined) await unlockState(mgr, lockId, ui);
   }

@@ -8,7 +8,7 @@
 
 import type { Expression } from '../config/hclbody';
 import { jsonConstantValue } from '../config/json';
-import type { Module, Resource } from '../config/model';
+import type { Module, ModuleCall, Resource } from '../config/model';
 import { refsOf } from '../config/checks';
 import { evalConstant } from '../config/variables';
 import { goQuote } from '../lang/format';
@@ -17,14 +17,23 @@ import type { Value } from '../lang/value';
 import type { DriftedResource, Plan, ResourceInstanceChange } from '../plans/plan';
 import { actionJSON, actionReasonJSON, providerTypeOf, schemaForChange } from '../plans/plan';
 import { instanceAddrString, resourceKey, type InstanceAddr } from '../states/state';
-import { providerFqn, resourceProviderLocal } from '../engine/context';
-import { builtinSchemas, ctyMarshal, marshalState, sensitiveAsBoolJSON } from './jsonstate';
+import { providerFqn, resourceProviderLocal, staticPath } from '../engine/context';
+import { builtinSchemas, checksJSON, ctyMarshal, ctyMarshalType, marshalState, sensitiveAsBoolJSON } from './jsonstate';
 
 const q = (s: string) => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 const obj = (fields: [string, string | undefined][]) => '{' + fields.filter((f) => f[1] !== undefined).map(([k, v]) => `${q(k)}:${v}`).join(',') + '}';
 void goQuote;
 
 /** cty JSON with unknowns omitted in objects and null in sequences; undefined for a wholly unknown value. */
+function repetitionJSON(count: string | undefined, forEach: string | undefined): [string, string | undefined][] {
+  const nonEmpty = (e: string | undefined) => (e === '{}' ? undefined : e);
+  const c = nonEmpty(count);
+  return [
+    ['count_expression', c],
+    ['for_each_expression', c === undefined ? nonEmpty(forEach) : undefined],
+  ];
+}
+
 function valueJSON(v: Value): string | undefined {
   if (!v.isKnown) return undefined;
   if (v.isNull) return 'null';
@@ -76,7 +85,9 @@ function sideSensitive(v: Value): string {
 }
 
 function topUnknown(v: Value): string {
+  // jsonplan: a wholly known planned object has an empty after_unknown; only a partly unknown one is mapped.
   if (v.isKnown && v.isNull) return '{}';
+  if (v.unmarkDeep()[0].isWhollyKnown) return '{}';
   const s = unknownJSON(v);
   return s === 'false' ? '{}' : s;
 }
@@ -133,8 +144,15 @@ function plannedValues(plan: Plan): string {
     const parts = [...outs]
       .sort((a, b) => compareBytes(a.name, b.name))
       .map((o) => {
-        const v = valueJSON(o.after);
-        return `${q(o.name)}:${obj([['sensitive', o.sensitive ? 'true' : 'false'], ['value', o.sensitive ? undefined : v === undefined ? undefined : v]])}`;
+        // marshalPlannedOutputs: the type and value of a wholly known planned value (sensitive ones too: the JSON
+        // plan is not redacted), neither otherwise.
+        const [u] = o.after.unmarkDeep();
+        const known = u.isWhollyKnown;
+        return `${q(o.name)}:${obj([
+          ['sensitive', o.sensitive ? 'true' : 'false'],
+          ['type', known ? ctyMarshalType(u.type) : undefined],
+          ['value', known ? ctyMarshal(u) : undefined],
+        ])}`;
       });
     f.push(['outputs', '{' + parts.join(',') + '}']);
   }
@@ -236,7 +254,8 @@ function exprRefs(e: Expression): RefInfo {
     for (let n = rest.length; n > 0; n--) out.push(subject + rest.slice(0, n).map(stepStr).join(''));
     out.push(subject);
     if (extra) out.push(extra);
-    if (resource && rest.length && !resource.startsWith('data.')) attrs.push({ resource, attribute: rest.map((s) => (s.kind === 'attr' ? q(s.name!) : typeof s.key === 'number' ? String(s.key) : q(String(s.key)))) });
+    // Reference.ResourceAttr: any reference to a managed resource, a whole one included (an empty path).
+    if (resource && !resource.startsWith('data.')) attrs.push({ resource, attribute: rest.map((s) => (s.kind === 'attr' ? q(s.name!) : typeof s.key === 'number' ? String(s.key) : q(String(s.key)))) });
   }
   return { strings: out, resourceAttrs: attrs };
 }
@@ -253,7 +272,7 @@ function expressionJSON(e: Expression, collect: RefInfo['resourceAttrs']): strin
   return obj([['constant_value', valueJSON(c.value) ?? 'null']]);
 }
 
-function resourceConfigJSON(r: Resource, collect: RefInfo['resourceAttrs'], plan: Plan, prefix: string, mod: Module): string {
+function resourceConfigJSON(r: Resource, collect: RefInfo['resourceAttrs'], plan: Plan, providerKey: string, mod: Module): string {
   const exprs: string[] = [];
   for (const a of [...r.config.attributes].sort((x, y) => compareBytes(x.name, y.name))) exprs.push(`${q(a.name)}:${expressionJSON(a.expr, collect)}`);
   const local = resourceProviderLocal(r);
@@ -267,20 +286,97 @@ function resourceConfigJSON(r: Resource, collect: RefInfo['resourceAttrs'], plan
     ['mode', q(r.mode)],
     ['type', q(r.type)],
     ['name', q(r.name)],
-    ['provider_config_key', q((prefix ? prefix + ':' : '') + local.local + (local.alias ? '.' + local.alias : ''))],
+    ['provider_config_key', q(providerKey)],
     ['expressions', exprs.length ? '{' + exprs.join(',') + '}' : undefined],
     ['schema_version', String(version)],
-    ['count_expression', r.count ? expressionJSON(r.count, collect) : undefined],
-    ['for_each_expression', r.forEach ? expressionJSON(r.forEach, collect) : undefined],
+    // jsonconfig: an expression with neither a constant value nor references is omitted, and for_each is looked at
+    // only when count is omitted.
+    ...repetitionJSON(r.count ? expressionJSON(r.count, collect) : undefined, r.forEach ? expressionJSON(r.forEach, collect) : undefined),
   ];
-  if (r.dependsOn) {
-    const refs = exprRefs(r.dependsOn).strings.filter((_, i, a) => a.indexOf(_) === i);
-    if (refs.length) f.push(['depends_on', '[' + refsOf(r.dependsOn).map((x) => q([x.root, ...x.steps.map((s) => ('name' in s ? s.name : ''))].filter(Boolean).join('.'))).join(',') + ']']);
-  }
+  if (r.dependsOn) f.push(['depends_on', dependsOnJSON(r.dependsOn)]);
   return obj(f);
 }
 
-function moduleConfigJSON(mod: Module, plan: Plan, collect: RefInfo['resourceAttrs'], providers: Map<string, string>, prefix: string): string {
+/** depends_on as jsonconfig gives it: each reference's subject; undefined when there is none. */
+function dependsOnJSON(e: Expression): string | undefined {
+  const refs = exprRefs(e).strings.filter((_, i, a) => a.indexOf(_) === i);
+  if (!refs.length) return undefined;
+  return '[' + refsOf(e).map((x) => q([x.root, ...x.steps.map((s) => ('name' in s ? s.name : ''))].filter(Boolean).join('.'))).join(',') + ']';
+}
+
+// relevant_attributes (Context.relevantResourceAttrsForPlan) come from the references of the resource instances and
+// root outputs that have a change other than no-op; here, of the root module's resources and outputs.
+function resourceChanged(plan: Plan, r: Resource): boolean {
+  return plan.changes.some((c) => c.addr.module === '' && c.addr.mode === r.mode && c.addr.type === r.type && c.addr.name === r.name && c.action !== 'NoOp');
+}
+function outputChanged(plan: Plan, name: string): boolean {
+  return plan.outputs.some((o) => !o.module && o.name === name && o.action !== 'NoOp');
+}
+
+/** The key of a provider configuration a parent module offers to a child (by name in the parent), if it has one. */
+type InheritProvider = (name: string, fqn: string) => string | undefined;
+
+/**
+ * jsonconfig's provider configuration keys for one module: `module.a:name` for a configuration of its own (a
+ * provider block, or a requirement nothing above it satisfies), else the key of the parent's configuration it
+ * inherits (implicitly by the same name, or passed in the module call's `providers`), found by walking up as
+ * findSourceProviderKey does; only configurations of their own are listed in provider_config.
+ */
+function moduleProviderKeys(mod: Module, prefix: string, inherit: InheritProvider | undefined, passed: ReadonlyMap<string, string>, providers: Map<string, string>): { key: (name: string) => string; inherit: InheritProvider } {
+  const names = new Map<string, { base: string; alias?: string; block: boolean }>();
+  const add = (base: string, alias: string | undefined, block: boolean) => {
+    const n = alias ? `${base}.${alias}` : base;
+    const had = names.get(n);
+    names.set(n, { base, alias, block: block || !!had?.block });
+  };
+  for (const p of mod.providers) add(p.name, p.alias, true);
+  for (const tb of mod.terraform) for (const rp of tb.requiredProviders) add(rp.name, undefined, false);
+  for (const r of mod.resources) {
+    const l = resourceProviderLocal(r);
+    add(l.local, l.alias, false);
+  }
+  for (const c of passed.keys()) {
+    const [base, alias] = c.split('.');
+    add(base, alias, false);
+  }
+  const resolved = new Map<string, string>();
+  for (const n of [...names.keys()].sort(compareBytes)) {
+    const e = names.get(n)!;
+    const fqn = providerFqn(mod, e.base);
+    const own = (prefix ? prefix + ':' : '') + n;
+    let parentKey: string | undefined;
+    if (!e.block && inherit) {
+      const inParent = passed.get(n) ?? (e.alias ? undefined : n);
+      if (inParent !== undefined) parentKey = inherit(inParent, fqn);
+    }
+    resolved.set(n, parentKey ?? own);
+    if (parentKey === undefined)
+      providers.set(own, obj([['name', q(e.base)], ['full_name', q(fqn)], ['alias', e.alias ? q(e.alias) : undefined], ['module_address', prefix ? q(prefix) : undefined]]));
+  }
+  return {
+    key: (n) => resolved.get(n) ?? (prefix ? prefix + ':' : '') + n,
+    inherit: (n, fqn) => (resolved.has(n) && providerFqn(mod, names.get(n)!.base) === fqn ? resolved.get(n) : undefined),
+  };
+}
+
+/** A module call's `providers` map: child name (with alias) -> parent name (with alias). */
+function passedProviders(call: ModuleCall): Map<string, string> {
+  const out = new Map<string, string>();
+  const e = call.providers;
+  if (e && e.shape === 'object') for (const it of e.items ?? []) out.set(it.key.text.trim(), it.value.text.trim());
+  return out;
+}
+
+function moduleConfigJSON(
+  mod: Module,
+  plan: Plan,
+  collect: RefInfo['resourceAttrs'],
+  providers: Map<string, string>,
+  prefix: string,
+  inherit?: InheritProvider,
+  passed: ReadonlyMap<string, string> = new Map(),
+): string {
+  const keys = moduleProviderKeys(mod, prefix, inherit, passed, providers);
   const f: [string, string | undefined][] = [];
   if (mod.outputs.size) {
     const parts: string[] = [];
@@ -289,22 +385,23 @@ function moduleConfigJSON(mod: Module, plan: Plan, collect: RefInfo['resourceAtt
       parts.push(
         `${q(name)}:${obj([
           ['sensitive', o.sensitive ? 'true' : undefined],
-          ['expression', o.value ? expressionJSON(o.value, prefix ? [] : collect) : '{}'],
+          ['expression', o.value ? expressionJSON(o.value, prefix || !outputChanged(plan, name) ? [] : collect) : '{}'],
           ['description', o.description ? q(o.description) : undefined],
         ])}`,
       );
     }
     f.push(['outputs', '{' + parts.join(',') + '}']);
   }
-  const managed = mod.resources.filter((r) => r.mode === 'managed');
-  const data = mod.resources.filter((r) => r.mode === 'data');
+  // marshalResources sorts each mode's resources by address; managed ones come first.
+  const byAddress = (x: Resource, y: Resource) => compareBytes(resourceKey(x), resourceKey(y));
+  const managed = mod.resources.filter((r) => r.mode === 'managed').sort(byAddress);
+  const data = mod.resources.filter((r) => r.mode === 'data').sort(byAddress);
   const all = [...managed, ...data];
-  for (const r of all) {
-    const local = resourceProviderLocal(r);
-    const key = (prefix ? prefix + ':' : '') + local.local;
-    if (!providers.has(key)) providers.set(key, obj([['name', q(local.local)], ['full_name', q(providerFqn(mod, local.local))], ['module_address', prefix ? q(prefix) : undefined]]));
-  }
-  if (all.length) f.push(['resources', '[' + all.map((r) => resourceConfigJSON(r, prefix ? [] : collect, plan, prefix, mod)).join(',') + ']']);
+  const keyOf = (r: Resource) => {
+    const l = resourceProviderLocal(r);
+    return keys.key(l.alias ? `${l.local}.${l.alias}` : l.local);
+  };
+  if (all.length) f.push(['resources', '[' + all.map((r) => resourceConfigJSON(r, prefix || !resourceChanged(plan, r) ? [] : collect, plan, keyOf(r), mod)).join(',') + ']']);
   if (mod.moduleCalls.size) {
     const parts: string[] = [];
     for (const name of [...mod.moduleCalls.keys()].sort(compareBytes)) {
@@ -316,7 +413,9 @@ function moduleConfigJSON(mod: Module, plan: Plan, collect: RefInfo['resourceAtt
         `${q(name)}:${obj([
           ['source', call.source !== undefined ? q(call.source) : undefined],
           ['expressions', exprs.length ? '{' + exprs.join(',') + '}' : undefined],
-          ['module', child ? moduleConfigJSON(child, plan, [], providers, (prefix ? prefix + '.' : '') + 'module.' + name) : '{}'],
+          ...repetitionJSON(call.count ? expressionJSON(call.count, []) : undefined, call.forEach ? expressionJSON(call.forEach, []) : undefined),
+          ['module', child ? moduleConfigJSON(child, plan, [], providers, (prefix ? prefix + '.' : '') + 'module.' + name, keys.inherit, passedProviders(call)) : '{}'],
+          ['depends_on', call.dependsOn ? dependsOnJSON(call.dependsOn) : undefined],
         ])}`,
       );
     }
@@ -348,13 +447,42 @@ function configurationJSON(plan: Plan, config: Module, collect: RefInfo['resourc
   ]);
 }
 
+/**
+ * The resource attributes the outputs of child module instances refer to: module outputs are never in state, so
+ * every one is planned as created and its references count for relevant_attributes. Instances are those the plan
+ * or the prior state holds resources in (and the modules above them).
+ */
+function moduleOutputAttrs(plan: Plan, config: Module): RefInfo['resourceAttrs'] {
+  const paths = new Set<string>();
+  const addPath = (p: string) => {
+    // module.a["x"].module.b -> module.a["x"], module.a["x"].module.b
+    const re = /(?:^|\.)module\.[A-Za-z0-9_-]+(?:\[(?:\d+|"(?:[^"\\]|\\.)*")\])?/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(p))) paths.add(p.slice(0, m.index + m[0].length));
+  };
+  for (const c of plan.changes) if (c.addr.module) addPath(c.addr.module);
+  for (const [m] of plan.priorState.modules) if (m) addPath(m);
+  const out: RefInfo['resourceAttrs'] = [];
+  for (const p of [...paths].sort(compareBytes)) {
+    let mod: Module | undefined = config;
+    for (const name of staticPath(p).split('.').filter((x, i) => i % 2 === 1)) mod = mod?.moduleCalls.get(name)?.module;
+    if (!mod) continue;
+    for (const o of mod.outputs.values()) if (o.value) for (const ra of exprRefs(o.value).resourceAttrs) out.push({ resource: `${p}.${ra.resource}`, attribute: ra.attribute });
+  }
+  return out;
+}
+
 /** `terraform show -json PLANFILE`. */
 export function marshalPlan(plan: Plan, config: Module): string {
   const f: [string, string | undefined][] = [];
   f.push(['format_version', q('1.2')]);
   f.push(['terraform_version', q('1.11.4')]);
-  if (plan.variableValues.size) {
-    const parts = [...plan.variableValues.keys()].sort(compareBytes).map((k) => `${q(k)}:${obj([['value', valueJSON(plan.variableValues.get(k)!) ?? 'null']])}`);
+  // marshalPlanVariables: the values the caller set, as given, then the declared defaults of the others.
+  const vars = new Map<string, string>();
+  for (const [k, v] of plan.setVariables ?? []) vars.set(k, ctyMarshal(v.unmarkDeep()[0]));
+  for (const [k, v] of plan.variableValues) if (!vars.has(k) && (!plan.setVariables || config.variables.get(k)?.default)) vars.set(k, valueJSON(v) ?? 'null');
+  if (vars.size) {
+    const parts = [...vars.keys()].sort(compareBytes).map((k) => `${q(k)}:${obj([['value', vars.get(k)!]])}`);
     f.push(['variables', '{' + parts.join(',') + '}']);
   }
   f.push(['planned_values', plannedValues(plan)]);
@@ -371,16 +499,22 @@ export function marshalPlan(plan: Plan, config: Module): string {
           ['actions', '[' + actionJSON(o.action).map(q).join(',') + ']'],
           ['before', valueJSON(o.before) ?? 'null'],
           ['after', after],
-          ['after_unknown', o.after.isKnown ? 'false' : 'true'],
+          // false for a wholly known planned value, else unknownAsBool of it: true at its unknown parts, in its shape.
+          ['after_unknown', ((u) => (u.isWhollyKnown ? 'false' : unknownJSON(u)))(o.after.unmarkDeep()[0])],
           ['before_sensitive', o.sensitive ? 'true' : 'false'],
           ['after_sensitive', o.sensitive ? 'true' : 'false'],
         ])}`;
       });
     f.push(['output_changes', '{' + parts.join(',') + '}']);
   }
-  if (!plan.priorState.empty()) f.push(['prior_state', marshalState({ terraformVersion: '1.11.4', state: plan.priorState }, builtinSchemas)]);
+  if (!plan.priorState.empty()) {
+    // The plan's own check results are the top-level "checks"; its prior state carries none (Terraform's neither).
+    const prior = plan.priorState.checkResults ? Object.assign(plan.priorState.deepCopy(), { checkResults: null }) : plan.priorState;
+    f.push(['prior_state', marshalState({ terraformVersion: '1.11.4', state: prior }, builtinSchemas)]);
+  }
   const collect: RefInfo['resourceAttrs'] = [];
   f.push(['configuration', configurationJSON(plan, config, collect)]);
+  collect.push(...moduleOutputAttrs(plan, config));
   const seen = new Set<string>();
   const rel: string[] = [];
   const sortedAttrs = [...collect].sort((x, y) => compareBytes(x.resource, y.resource) || compareBytes(x.attribute.join(','), y.attribute.join(',')));
@@ -391,6 +525,7 @@ export function marshalPlan(plan: Plan, config: Module): string {
     rel.push(t);
   }
   if (rel.length) f.push(['relevant_attributes', '[' + rel.join(',') + ']']);
+  if (plan.checks && plan.checks.length) f.push(['checks', checksJSON(plan.checks)]);
   f.push(['timestamp', q(plan.timestamp)]);
   f.push(['applyable', plan.applyable ? 'true' : 'false']);
   f.push(['complete', plan.complete ? 'true' : 'false']);

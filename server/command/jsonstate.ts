@@ -632,7 +632,7 @@ function dynamicAddrJSON(kind: string, addr: string): string {
 }
 
 /** jsonchecks.MarshalCheckStates: results and instances sorted by display address, problems by message. */
-function checksJSON(results: readonly CheckResult[]): string {
+export function checksJSON(results: readonly CheckResult[]): string {
   const parts = results.map((r) => {
     const insts = (r.objects ?? [])
       .map((o) => {

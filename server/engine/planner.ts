@@ -80,11 +80,18 @@ export interface PlanOptions {
   config: Module;
   /** The state as the last run left it (never mutated). */
   state: State;
+  /**
+   * The previous run state when `state` is not it: a saved plan is re-derived from its refreshed prior state, while
+   * its output changes are against the state before the refresh. Defaults to `state`.
+   */
+  prevRunState?: State;
   providers: ProviderFactory;
   /** Raw root variable values (variables.ts); finalised here against the declarations. */
   inputs?: ReadonlyMap<string, InputValue>;
   /** Already-final root variable values (takes precedence over inputs). */
   variableValues?: ReadonlyMap<string, Value>;
+  /** With variableValues: the variables the caller set, as given (Plan.setVariables). */
+  setVariables?: ReadonlyMap<string, Value>;
   mode?: PlanMode;
   /** -refresh=false sets this to false. */
   refresh?: boolean;
@@ -154,6 +161,7 @@ class Planner {
   /** Resource nodes a -target names directly (their instances are filtered); dependencies are included whole. */
   directlyTargeted = new Set<string>();
   variableValues = new Map<string, Value>();
+  setVariables = new Map<string, Value>();
   /** new instance address string -> address in the previous run state (moved blocks) */
   moved = new Map<string, InstanceAddr>();
   forgotten: string[] = [];
@@ -174,7 +182,7 @@ class Planner {
       { root: opts.config, cwd: opts.cwd, workspace: opts.workspace ?? 'default', providers: opts.providers, parallelism: opts.parallelism ?? 10, hooks: this.hooks, signal: opts.signal, planning: true },
       built,
     );
-    this.prevRunState = opts.state.deepCopy();
+    this.prevRunState = (opts.prevRunState ?? opts.state).deepCopy();
     this.refreshState = new SyncState(opts.state.deepCopy());
     this.ctx.state = this.refreshState.state;
     this.mode = opts.mode ?? 'normal';
@@ -1169,8 +1177,11 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   diags.push(...built.diagnostics, ...cycleDiagnostics(built.graph));
 
   // Root variables.
-  if (opts.variableValues) for (const [k, v] of opts.variableValues) pl.variableValues.set(k, v);
-  else {
+  if (opts.variableValues) {
+    for (const [k, v] of opts.variableValues) pl.variableValues.set(k, v);
+    for (const [k, v] of opts.setVariables ?? []) pl.setVariables.set(k, v);
+  } else {
+    for (const [k, iv] of opts.inputs ?? []) if (iv.value !== undefined && iv.source !== 'config' && opts.config.variables.has(k)) pl.setVariables.set(k, iv.value);
     const fin = finalizeRootVariables(opts.config, opts.inputs ?? new Map());
     diags.push(...fin.diagnostics);
     for (const [k, v] of fin.inputs.values) pl.variableValues.set(k, v);
@@ -1276,6 +1287,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   const plan: Plan = {
     uiMode: pl.mode,
     variableValues: pl.variableValues,
+    setVariables: pl.setVariables,
     changes: pl.mode === 'refresh-only' ? [] : changes,
     outputs: pl.outputs,
     driftedResources: pl.drift.sort(compareResourceInstanceChanges),

@@ -148,6 +148,11 @@ export interface Plan {
   readonly uiMode: PlanMode;
   /** Root input variable values, final (marked sensitive where declared so). */
   readonly variableValues: ReadonlyMap<string, Value>;
+  /**
+   * The root variables the caller set (-var, -var-file, tfvars files, TF_VAR_), as given: before conversion to the
+   * declared type (a primitive-typed -var is its string). Terraform records these in the plan (and its JSON form).
+   */
+  readonly setVariables?: ReadonlyMap<string, Value>;
   readonly changes: readonly ResourceInstanceChange[];
   readonly outputs: readonly OutputChange[];
   readonly driftedResources: readonly DriftedResource[];

@@ -27,6 +27,8 @@ interface Record_ {
   targets: string[];
   replace: string[];
   variables: Record<string, { type: string; value: string; sensitive: boolean }>;
+  /** The variables the caller set, as given (Plan.setVariables); absent in files of earlier builds. */
+  set?: Record<string, { type: string; value: string }>;
   state: { lineage: string; serial: number };
 }
 
@@ -112,7 +114,12 @@ export function writePlanFile(path: string, plan: Plan, opts: PlanFileOptions): 
     const [u, marks] = v.unmarkDeep();
     variables[k] = { type: marshalType(u.type), value: marshal(u), sensitive: marks.has('sensitive') };
   }
-  const rec: Record_ = { format: 'foresight-plan-1', mode: plan.uiMode, targets: [...plan.targets], replace: [...plan.forceReplace], variables, state: opts.stateMeta };
+  const set: NonNullable<Record_['set']> = {};
+  for (const [k, v] of plan.setVariables ?? []) {
+    const [u] = v.unmarkDeep();
+    set[k] = { type: marshalType(u.type), value: marshal(u) };
+  }
+  const rec: Record_ = { format: 'foresight-plan-1', mode: plan.uiMode, targets: [...plan.targets], replace: [...plan.forceReplace], variables, set, state: opts.stateMeta };
   const entries: [string, Buffer][] = [['tfplan', Buffer.from(JSON.stringify(rec))]];
   entries.push(['tfstate', Buffer.from(writeStateFile({ terraformVersion: '1.11.4', serial: opts.stateMeta.serial, lineage: opts.stateMeta.lineage, state: plan.priorState }))]);
   entries.push(['tfstate-prev', Buffer.from(writeStateFile({ terraformVersion: '1.11.4', serial: opts.prevMeta.serial, lineage: opts.prevMeta.lineage, state: plan.prevRunState }))]);
@@ -162,9 +169,18 @@ export async function readPlanFile(bytes: Buffer, cwd: string, providers: Provid
     if (v.sensitive) val = val.mark('sensitive');
     values.set(k, val);
   }
+  const setVariables = new Map<string, Value>();
+  for (const [k, v] of Object.entries(rec.set ?? {})) {
+    const u = unmarshal(v.value, unmarshalType(v.type));
+    if (u.error !== undefined) return { error: `invalid value for variable ${k}: ${u.error}` };
+    setVariables.set(k, u.value);
+  }
+  const prev = readStateFile(files.get('tfstate-prev')?.toString('utf8') ?? '');
   const r = await enginePlan({
+    setVariables: rec.set ? setVariables : undefined,
     config: res.module,
     state: prior,
+    prevRunState: prev.file?.state,
     providers,
     variableValues: values,
     mode: rec.mode,
@@ -173,7 +189,6 @@ export async function readPlanFile(bytes: Buffer, cwd: string, providers: Provid
     forceReplace: rec.replace,
     cwd,
   });
-  const prev = readStateFile(files.get('tfstate-prev')?.toString('utf8') ?? '');
   const plan: Plan = prev.file ? { ...r.plan, prevRunState: prev.file.state } : r.plan;
   return { plan, config: res.module, stateMeta: rec.state, diagnostics: r.diagnostics };
 }
