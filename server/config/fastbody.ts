@@ -396,8 +396,11 @@ function stringLitText(quoted: string): string {
 
 /**
  * Constructs tree-sitter's grammar rejects although HCL accepts them (it then reports "Invalid expression"
- * through the tree path; a number directly before `...` the syntax check scans as one token): numbers with an exponent, calls of functions named true/false/null, a splat `[ * ]` written with blanks, and a block comment
- * still open at the end of the file.
+ * through the tree path; a number directly before `...` the syntax check scans as one token): calls of functions
+ * named true/false/null, a splat `[ * ]` written with blanks, and a block comment still open at the end of the file.
+ * Numbers with an exponent are not among them although tree-sitter's grammar takes `3e20` (no fraction) for an
+ * error: HCL and Terraform accept it, and this lane reads it as they do (the tree path, used only for files with
+ * syntax errors, still reports it).
  */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -406,7 +409,7 @@ export function treeSitterRejects(text: string): boolean {
   const open = text.lastIndexOf('/*');
   if (open >= 0 && text.indexOf('*/', open + 2) < 0) return true;
   if (/(^|[^A-Za-z0-9_-])(true|false|null)\s*\(/.test(text)) return true;
-  return /(^|[^A-Za-z0-9_.])[0-9]+(\.[0-9]+)?[eE]/.test(text) || /\[\*\s+\]/.test(text) || /[0-9]\.\.\./.test(text) || spacedSplat(text);
+  return /\[\*\s+\]/.test(text) || /[0-9]\.\.\./.test(text) || spacedSplat(text);
 }
 
 /** A `[` or `.` separated from a following `*` by blanks or comments. */

@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fastBody } from '../../server/config/fastbody';
+import { evalConstant } from '../../server/config/variables';
+import { marshal } from '../../server/engine/ctyjson';
 import { bodyFromTree } from '../../server/config/hclbody';
 import { SourceText } from '../../server/config/source';
 import type { Diagnostic } from '../../server/diags/diagnostic';
@@ -106,6 +108,8 @@ function firstDiff(a: unknown, b: unknown, path: string): string | undefined {
   return undefined;
 }
 
+const EXPONENT_WITHOUT_FRACTION = /(^|[^A-Za-z0-9_.])[0-9]+[eE]/;
+
 function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
@@ -132,6 +136,7 @@ test('the fast lane builds exactly the tree-sitter body wherever it builds one',
   for (const t of base) for (let k = 0; k < Number(process.env.FASTBODY_MUTATIONS ?? 4); k++) inputs.push(mutate(t, g));
   let fast = 0;
   let compared = 0;
+  let exponents = 0;
   try {
     for (const text of inputs) {
       const src = new SourceText('main.tf', text);
@@ -141,6 +146,12 @@ test('the fast lane builds exactly the tree-sitter body wherever it builds one',
       const fb = fastBody(syn.structure, src);
       if (!fb) continue;
       fast++;
+      // tree-sitter's grammar has no exponent without a fraction (`1e30`): its path reports an error where HCL and
+      // Terraform read a number, so it is no reference for such files (the next test checks the values instead).
+      if (EXPONENT_WITHOUT_FRACTION.test(text)) {
+        exponents++;
+        continue;
+      }
       const tree = parser.parse(text)!;
       try {
         const treeDiags: Diagnostic[] = [...analyzeSyntax(text, 'main.tf', tree).diagnostics];
@@ -155,7 +166,25 @@ test('the fast lane builds exactly the tree-sitter body wherever it builds one',
   } finally {
     parser.delete();
   }
-  console.log(`# ${inputs.length} inputs, ${compared} without syntax errors, ${fast} built by the fast lane`);
+  console.log(`# ${inputs.length} inputs, ${compared} without syntax errors, ${fast} built by the fast lane (${exponents} with an exponent number not compared)`);
   // The lane is taken for the great majority of clean inputs (else the comparison proves little).
   assert.ok(fast > 0.7 * compared, `fast lane taken for ${fast} of ${compared}`);
+});
+
+test('numbers with an exponent and no fraction are read as HCL reads them (tree-sitter\'s grammar rejects them)', () => {
+  const text = 'a = 3e20\nb = -1E-5\nc = [1, 2.5, 1e+3]\n';
+  const src = new SourceText('main.tf', text);
+  const syn = analyzeSyntax(text, 'main.tf', undefined, { structure: true, src });
+  assert.deepEqual(syn.diagnostics, []);
+  const body = fastBody(syn.structure!, src);
+  assert.ok(body, 'the fast lane builds the file');
+  const v = (name: string) => {
+    const a = body.attributes.find((x) => x.name === name)!;
+    const r = evalConstant(a.expr.ast!);
+    assert.deepEqual(r.diagnostics, []);
+    return marshal(r.value);
+  };
+  assert.equal(v('a'), '300000000000000000000');
+  assert.equal(v('b'), '-0.00001');
+  assert.equal(v('c'), '[1,2.5,1000]');
 });
