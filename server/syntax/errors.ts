@@ -662,6 +662,7 @@ export function analyzeSyntax(text: string, filename: string, tree?: Tree, opts?
   let blocks: SyntaxAnalysis['blocks'] = [];
   const lexical: Diagnostic[] = [];
   const structural: Diagnostic[] = [];
+  const exponents: [number, number][] = [];
   try {
     const toks = new Scanner(text, (s, d, a, b, c) =>
       lexical.push(error(s, d, rng(src, a, b), c === undefined ? { source: 'syntax' } : { source: 'syntax', context: src.range(c, Math.min(b, text.length)) })),
@@ -671,13 +672,16 @@ export function analyzeSyntax(text: string, filename: string, tree?: Tree, opts?
     );
     ch.body('eof');
     blocks = ch.blocks.map((b) => ({ text: b.text, range: src.range(b.start, b.end) }));
+    if (tree) for (const t of toks) if (t.kind === 'number' && /^[0-9]+[eE]/.test(text.slice(t.start, t.end))) exponents.push([t.start, t.end]);
     if (opts?.structure && lexical.length === 0 && structural.length === 0) structure = { toks, items: ch.items };
   } catch {
     // the checker is best-effort: never let a bug in it hide the tree-sitter fallback
   }
   out.push(...lexical, ...structural);
   if (out.length === 0 && tree && tree.rootNode.hasError) {
-    const n = firstError(tree.rootNode);
+    // tree-sitter's grammar has no exponent without a fraction (`1e30`, which HCL reads as a number): its error
+    // nodes over such a number are not errors.
+    const n = firstError(tree.rootNode, (e) => exponents.some(([a, b]) => e.startIndex < b && e.endIndex > a));
     if (n) {
       const a = n.startIndex;
       const b = Math.max(n.endIndex, a + 1);
@@ -701,11 +705,15 @@ function rng(src: SourceText, a: number, b: number): Range {
 }
 
 /** The first ERROR or MISSING node in document order (without recursion: trees can be 10,000s deep). */
-function firstError(root: SyntaxNode): SyntaxNode | undefined {
+/** The first error node in document order, skipping those `ignore` accepts (and what is inside them). */
+function firstError(root: SyntaxNode, ignore: (n: SyntaxNode) => boolean = () => false): SyntaxNode | undefined {
   const stack: SyntaxNode[] = [root];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    if (n.isMissing || n.type === 'ERROR') return n;
+    if (n.isMissing || n.type === 'ERROR') {
+      if (ignore(n)) continue;
+      return n;
+    }
     const kids = n.children;
     for (let k = kids.length - 1; k >= 0; k--) {
       const c = kids[k];

@@ -188,3 +188,29 @@ test('numbers with an exponent and no fraction are read as HCL reads them (tree-
   assert.equal(v('b'), '-0.00001');
   assert.equal(v('c'), '[1,2.5,1000]');
 });
+
+test('the syntax check with a tree-sitter tree (the editor\'s quick pass) reports no error for such numbers', async () => {
+  await initParser();
+  const parser = newParser();
+  try {
+    for (const text of ['a = 3e20\n', 'a = [1, 2.5, -3e20]\n', 'a = x * 1e3\n', 'a = 1E-5\n']) {
+      const tree = parser.parse(text)!;
+      try {
+        assert.ok(tree.rootNode.hasError, 'tree-sitter still rejects it (else this test proves nothing)');
+        assert.deepEqual(analyzeSyntax(text, 'main.tf', tree).diagnostics, [], text);
+      } finally {
+        tree.delete();
+      }
+    }
+    // A real error after such a number is still reported.
+    const bad = 'a = 1e3\nb = 1 +\n';
+    const tree = parser.parse(bad)!;
+    try {
+      assert.equal(analyzeSyntax(bad, 'main.tf', tree).diagnostics.length, 1);
+    } finally {
+      tree.delete();
+    }
+  } finally {
+    parser.delete();
+  }
+});
