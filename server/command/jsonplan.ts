@@ -10,7 +10,8 @@ import type { Expression } from '../config/hclbody';
 import { jsonConstantValue } from '../config/json';
 import type { Module, ModuleCall, Resource } from '../config/model';
 import { refsOf } from '../config/checks';
-import { evalConstant } from '../config/variables';
+import { evalConstant, variableType } from '../config/variables';
+import { convert } from '../lang/convert';
 import { goQuote } from '../lang/format';
 import { compareBytes } from '../lang/types';
 import type { Value } from '../lang/value';
@@ -424,11 +425,13 @@ function moduleConfigJSON(
   if (mod.variables.size) {
     const parts: string[] = [];
     for (const name of [...mod.variables.keys()].sort(compareBytes)) {
-      const v = mod.variables.get(name)! as unknown as { default?: Expression; description?: string; sensitive?: boolean };
+      const v = mod.variables.get(name)!;
       let def: string | undefined;
       if (v.default) {
-        const c = evalConstant(v.default.ast);
-        def = valueJSON(c.value) ?? 'null';
+        // As configs decodes it: converted to the type constraint, optional attributes' defaults applied.
+        const c = evalConstant(v.default.ast!);
+        const converted = c.diagnostics.some((d) => d.severity === 'error') ? undefined : convert(c.value, variableType(v));
+        def = valueJSON(converted && converted.error === undefined ? converted.value : c.value) ?? 'null';
       }
       parts.push(`${q(name)}:${obj([['default', def], ['description', v.description ? q(v.description) : undefined], ['sensitive', v.sensitive ? 'true' : undefined]])}`);
     }

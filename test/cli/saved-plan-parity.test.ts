@@ -4,7 +4,8 @@
 //     top-level "checks" and its prior_state has none; count/for_each expressions with neither a constant value nor
 //     references are omitted; child modules' resources use the root's provider configuration key when they inherit
 //     it (no `module.x:name` entry); relevant_attributes come from changed resources and outputs and from every child
-//     module output; "variables" holds the values as the caller set them (a primitive -var is its string).
+//     module output; "variables" holds the values as the caller set them (a primitive -var is its string); a declared
+//     default is shown converted to its type, optional attributes' defaults applied.
 //   - `show PLANFILE`: output changes are against the state before the refresh (they were lost).
 //   - `apply PLANFILE` with a variable set differently: an error from -var/-var-file, a warning from TF_VAR_.
 // Each case is a shell line run once with TOOL=foresight and, where `terraform` is on PATH, once with TOOL=terraform
@@ -44,6 +45,14 @@ const MAIN = `variable "names" {
 variable "n" {
   type    = number
   default = 1
+}
+
+variable "obj" {
+  type = object({
+    a = string
+    b = optional(number, 5)
+  })
+  default = { a = "x" }
 }
 
 resource "terraform_data" "x" {
@@ -125,10 +134,11 @@ test('show -json of a saved plan is Terraform\'s document', () => {
   const p = compare('$TOOL plan -out=p.plan -var n=2 -var \'names=["a","q"]\' >/dev/null && $TOOL show -json p.plan');
   assert.equal(p.status, 0, p.stderr);
   const j = JSON.parse(p.stdout) as Record<string, any>;
-  assert.deepEqual(j.variables, { n: { value: '2' }, names: { value: ['a', 'q'] } });
+  assert.deepEqual(j.variables, { n: { value: '2' }, names: { value: ['a', 'q'] }, obj: { value: { a: 'x', b: 5 } } });
   assert.deepEqual(j.planned_values.outputs.secret, { sensitive: true, type: 'string', value: 's' });
   assert.ok(Array.isArray(j.checks) && !('checks' in j.prior_state));
   assert.equal(j.configuration.provider_config['module.mod:terraform'], undefined);
+  assert.deepEqual(j.configuration.root_module.variables.obj.default, { a: 'x', b: 5 });
   assert.equal(j.configuration.root_module.module_calls.mod.module.resources[0].provider_config_key, 'terraform');
   assert.ok(j.relevant_attributes.some((r: { resource: string }) => r.resource === 'module.each["k"].terraform_data.r'));
   const noop = compare('$TOOL plan -out=p.plan >/dev/null && $TOOL show -json p.plan');
