@@ -289,8 +289,8 @@ test('plan, apply, a saved plan, destroy and refresh with dev_overrides: the war
   const root = mkdtempSync(join(tmpdir(), 'fs-ops-dev-'));
   try {
     const { env, tfDir, fsDir } = devOverrideWorkspaces(root);
-    // null_resource ids are random; -json lines carry timestamps.
-    const mask = (s: string) => normJson(s).replace(/\b\d{15,20}\b/g, 'ID').replace(/after \d+s/g, 'after Ns');
+    // null_resource ids are random; -json lines carry timestamps; elapsed time is wall-clock (1 s on a loaded machine).
+    const mask = (s: string) => normJson(s).replace(/\b\d{15,20}\b/g, 'ID').replace(/after \d+s/g, 'after Ns').replace(/"elapsed_seconds":\d+/g, '"elapsed_seconds":N');
     const steps: { argv: string[]; before?: (dir: string) => void; after?: (dir: string) => void }[] = [
       { argv: ['plan', '-no-color'] },
       { argv: ['plan', '-json'] },
