@@ -306,12 +306,24 @@ function dependsOnJSON(e: Expression): string | undefined {
 }
 
 // relevant_attributes (Context.relevantResourceAttrsForPlan) come from the references of the resource instances and
-// root outputs that have a change other than no-op; here, of the root module's resources and outputs.
+// root outputs that have a change other than no-op; here, of the root module's resources and outputs. The sets are
+// built once per plan (a lookup per resource over every change would be quadratic).
+const changedRoot = new WeakMap<Plan, { resources: Set<string>; outputs: Set<string> }>();
+function changedInRoot(plan: Plan): { resources: Set<string>; outputs: Set<string> } {
+  let c = changedRoot.get(plan);
+  if (!c) {
+    c = { resources: new Set(), outputs: new Set() };
+    for (const ch of plan.changes) if (ch.addr.module === '' && ch.action !== 'NoOp') c.resources.add(`${ch.addr.mode}\0${ch.addr.type}\0${ch.addr.name}`);
+    for (const o of plan.outputs) if (!o.module && o.action !== 'NoOp') c.outputs.add(o.name);
+    changedRoot.set(plan, c);
+  }
+  return c;
+}
 function resourceChanged(plan: Plan, r: Resource): boolean {
-  return plan.changes.some((c) => c.addr.module === '' && c.addr.mode === r.mode && c.addr.type === r.type && c.addr.name === r.name && c.action !== 'NoOp');
+  return changedInRoot(plan).resources.has(`${r.mode}\0${r.type}\0${r.name}`);
 }
 function outputChanged(plan: Plan, name: string): boolean {
-  return plan.outputs.some((o) => !o.module && o.name === name && o.action !== 'NoOp');
+  return changedInRoot(plan).outputs.has(name);
 }
 
 /** The key of a provider configuration a parent module offers to a child (by name in the parent), if it has one. */
