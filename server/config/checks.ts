@@ -225,6 +225,9 @@ export function refsOf(e: Expression): Reference[] {
 const refsCache = new WeakMap<Expression, Reference[]>();
 
 function toReference(t: Traversal): Reference {
+  // Attribute steps only: the traversal's own array, which the AST keeps anyway (these references are cached
+  // as long as their expression lives).
+  if (t.steps.every((st) => st.kind === 'attr')) return { root: t.root, rootRange: t.rootRange, steps: t.steps as RefStep[], range: t.range };
   const steps: RefStep[] = [];
   for (const st of t.steps) {
     if (st.kind === 'attr') steps.push(st);
@@ -232,7 +235,7 @@ function toReference(t: Traversal): Reference {
     else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'number') steps.push({ kind: 'index', key: Number(st.key.num.toString()), range: st.range });
     else break;
   }
-  return { root: t.root, rootRange: t.rootRange, steps, range: t.range };
+  return { root: t.root, rootRange: t.rootRange, steps: steps.slice(), range: t.range };
 }
 
 function exprsOfBody(b: Resource['config']): Expression[] {

@@ -51,6 +51,14 @@ export function fastBody(st: SynStructure, src: SourceText, _diags: Diagnostic[]
   }
 }
 
+/**
+ * `a` without spare capacity. Arrays grown by push or filled by filter reserve 16 slots for their first element
+ * (144 bytes); the bodies built here live as long as the configuration is open, so theirs are trimmed.
+ */
+function exact<T>(a: T[]): T[] {
+  return a.length === 0 ? [] : a.slice();
+}
+
 class Builder {
   private readonly text: string;
   constructor(
@@ -73,7 +81,7 @@ class Builder {
       }
     }
     // Range and endRange are set by the caller (block or file).
-    return { attributes, blocks, range: undefined as never, endRange: undefined as never };
+    return { attributes: exact(attributes), blocks: exact(blocks), range: undefined as never, endRange: undefined as never };
   }
 
   block(it: Extract<SynItem, { kind: 'block' }>, depth: number): Block {
@@ -94,8 +102,8 @@ class Builder {
     return {
       type: it.id.text,
       typeRange,
-      labels,
-      labelRanges,
+      labels: exact(labels),
+      labelRanges: exact(labelRanges),
       openBraceRange: this.range(it.open.start, it.open.end),
       range: this.range(it.id.start, it.close.end),
       defRange: { filename: this.src.filename, start: typeRange.start, end: lastHeader.end },
@@ -133,7 +141,7 @@ class Builder {
       this.shape(e, first, last, 0, e.refs, lit);
       return e;
     }
-    const parsed = parseExpression(text, this.src.filename, range.start);
+    const parsed = parseExpression(text, this.src.filename, range.start, { source: this.src, offset: start });
     if (!parsed.expr || parsed.diagnostics.length > 0) unsure();
     const refs = astReferences(parsed.expr);
     const e: Expression = { offset: start, range, text, refs, shape: 'other', ast: parsed.expr };
@@ -151,8 +159,7 @@ class Builder {
     const end = this.tokEnd(this.toks[last]);
     const range = this.range(start, end);
     const text = this.text.slice(start, end);
-    const refs: Reference[] = [];
-    for (const r of keyRef ? [keyRef] : parentRefs) if (r.range.start.byte >= range.start.byte && r.range.end.byte <= range.end.byte) refs.push(r);
+    const refs = keyRef ? [keyRef] : exact(parentRefs.filter((r) => r.range.start.byte >= range.start.byte && r.range.end.byte <= range.end.byte));
     // Newlines are insignificant inside the parent's brackets but not in the element's text parsed alone:
     // such an element's AST is whatever parsing its text gives, as on the tree path.
     if (known) for (let k = first; k <= last; k++) if (this.toks[k].kind === 'nl') known = undefined;
@@ -163,6 +170,7 @@ class Builder {
       return e;
     }
     const filename = this.src.filename;
+    const src = this.src;
     let ast: Expr | undefined;
     const e: Expression = {
       offset: start,
@@ -171,7 +179,7 @@ class Builder {
       refs,
       shape: 'other',
       get ast(): Expr {
-        if (!ast) ast = parseExpression(text, filename, range.start).expr ?? { kind: 'literal', value: Value.unknown(), range };
+        if (!ast) ast = parseExpression(text, filename, range.start, { source: src, offset: start }).expr ?? { kind: 'literal', value: Value.unknown(), range };
         return ast;
       },
       set ast(v: Expr) {

@@ -319,7 +319,12 @@ export function toReference(t: Traversal): Reference {
     else break;
     end = st.range.end;
   }
-  const steps = compactSteps(parts as (TraverseStep | StepRun)[]) as RefStep[];
+  // Attribute steps only (the usual `var.x`, `aws_instance.a.id`): the traversal's own steps array is shared,
+  // which the AST keeps anyway; otherwise a copy of exactly the parts' length (push reserves 16 slots).
+  let steps: RefStep[];
+  if (parts.length === t.steps.length && parts.every((p, i) => p === t.steps[i])) steps = t.steps as RefStep[];
+  else if (parts.some((p) => isStepRun(p as TraverseStep | StepRun))) steps = compactSteps(parts as (TraverseStep | StepRun)[]) as RefStep[];
+  else steps = parts.slice() as RefStep[];
   return { root: t.root, rootRange: t.rootRange, steps, range: { filename: t.rootRange.filename, start: t.rootRange.start, end } };
 }
 

@@ -4,6 +4,9 @@
 
 import type { Pos, Range } from '../diags/diagnostic';
 
+/** Entries of SourceText's position cache (a power of two). */
+const POS_CACHE = 256;
+
 export class SourceText {
   /** UTF-16 offset of the start of each line. */
   private readonly lineStarts: number[] = [0];
@@ -15,6 +18,16 @@ export class SourceText {
   /** naBytes[k] / naCols[k]: UTF-8 bytes / code points minus code units over the first k of them. */
   private readonly naBytes: number[] = [0];
   private readonly naCols: number[] = [0];
+
+  /**
+   * The last positions asked for, direct-mapped by offset: the ranges of a body and of its expressions' ASTs
+   * share their Pos objects (an attribute's start is its name's, an expression's is its first token's), which
+   * halves the positions a configuration keeps. Pos objects are never mutated, so sharing is invisible.
+   */
+  private readonly cacheAt = new Int32Array(POS_CACHE).fill(-1);
+  private readonly cachePos: Pos[] = new Array(POS_CACHE);
+  private readonly cacheRangeAt = new Int32Array(2 * POS_CACHE);
+  private readonly cacheRange: (Range | undefined)[] = new Array(POS_CACHE);
 
   constructor(
     readonly filename: string,
@@ -69,6 +82,15 @@ export class SourceText {
   /** The HCL position of a UTF-16 offset (clamped to the text), in O(log n). */
   pos(index: number): Pos {
     index = Math.max(0, Math.min(index, this.text.length));
+    const slot = index & (POS_CACHE - 1);
+    if (this.cacheAt[slot] === index) return this.cachePos[slot];
+    const p = this.computePos(index);
+    this.cacheAt[slot] = index;
+    this.cachePos[slot] = p;
+    return p;
+  }
+
+  private computePos(index: number): Pos {
     let lo = 0;
     let hi = this.lineStarts.length - 1;
     while (lo < hi) {
@@ -88,7 +110,16 @@ export class SourceText {
   }
 
   range(start: number, end: number): Range {
-    return { filename: this.filename, start: this.pos(start), end: this.pos(end) };
+    // Shared as positions are (an expression's range is its AST root's, a reference's root range is its
+    // traversal's); Range objects are never mutated either.
+    const slot = (start * 31 + end) & (POS_CACHE - 1);
+    const r = this.cacheRange[slot];
+    if (r && this.cacheRangeAt[2 * slot] === start && this.cacheRangeAt[2 * slot + 1] === end) return r;
+    const fresh = { filename: this.filename, start: this.pos(start), end: this.pos(end) };
+    this.cacheRange[slot] = fresh;
+    this.cacheRangeAt[2 * slot] = start;
+    this.cacheRangeAt[2 * slot + 1] = end;
+    return fresh;
   }
 
   /** The UTF-16 offset of a UTF-8 byte offset (inverse of pos().byte). */

@@ -273,6 +273,11 @@ export function appendSteps(steps: TraverseStep[], p: TraverseStep | StepRun): T
   return compactSteps([...steps, p]);
 }
 
+/** `steps` without spare capacity: a copy of exactly its length (the same array when empty or compact). */
+export function trimSteps(steps: TraverseStep[]): TraverseStep[] {
+  return steps.length === 0 || compactOf.has(steps) ? steps : steps.slice();
+}
+
 /** The parts of a steps array: its single steps, and its runs when it is compact (for linear walks that can skip runs). */
 export function stepParts(steps: readonly TraverseStep[]): readonly (TraverseStep | StepRun)[] {
   return compactOf.get(steps)?.parts ?? steps;

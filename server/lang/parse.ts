@@ -18,7 +18,7 @@ import { posAt } from '../diags/diagnostic';
 import { Num } from './number';
 import { Value } from './value';
 import type { BinaryOp, Expr, ObjectItem, StepRun, Traversal, TraverseStep } from './ast';
-import { appendSteps, compactSteps, COMPACT_RUN_MIN, forEachChild } from './ast';
+import { appendSteps, compactSteps, COMPACT_RUN_MIN, forEachChild, trimSteps } from './ast';
 
 type TT =
   | 'ident'
@@ -174,7 +174,9 @@ class Source {
     readonly text: string,
     readonly filename: string,
     readonly base: Pos,
+    private readonly outer?: OuterPositions,
   ) {
+    if (outer) return;
     // Line starts and non-ASCII code units are found by the engine's native searches, not a loop over every
     // character: a 5 MB line costs a few milliseconds.
     for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) this.lineStarts.push(nl + 1);
@@ -220,6 +222,7 @@ class Source {
     return lo;
   }
   pos(index: number): Pos {
+    if (this.outer) return this.outer.source.pos(this.outer.offset + index);
     // Binary search the line.
     let lo = 0;
     let hi = this.lineStarts.length - 1;
@@ -241,6 +244,7 @@ class Source {
     };
   }
   range(start: number, end: number): Range {
+    if (this.outer) return this.outer.source.range(this.outer.offset + start, this.outer.offset + end);
     return { filename: this.filename, start: this.pos(start), end: this.pos(end) };
   }
 }
@@ -931,6 +935,15 @@ class Parser {
 
   /** Attribute/index/splat steps after a term. */
   private parseTraversals(from: Expr, attrOnly = false): Expr {
+    const r = this.traversalSteps(from, attrOnly);
+    // The steps arrays grew by push, which reserves 16 slots for the first step: trimmed to their length, since
+    // a configuration's ASTs live as long as it is open (a third of their memory was spare capacity).
+    if (r.kind === 'scopeTraversal') r.traversal.steps = trimSteps(r.traversal.steps);
+    else if (r.kind === 'relTraversal') r.steps = trimSteps(r.steps);
+    return r;
+  }
+
+  private traversalSteps(from: Expr, attrOnly: boolean): Expr {
     for (;;) {
       const run = this.attrRun(from);
       if (run) {
@@ -1695,8 +1708,18 @@ function checkHeight(expr: Expr | undefined, diags: Diagnostic[]): void {
 const START: Pos = { line: 1, column: 1, byte: 0 };
 
 /** Parses a standalone expression. `expr` is absent when the text has syntax errors. */
-export function parseExpression(text: string, filename: string, start: Pos = START): { expr?: Expr; diagnostics: Diagnostic[] } {
-  const src = new Source(text, filename, start);
+/**
+ * Where an expression's text lies in its file, when the caller has the file's positions at hand: the AST's
+ * positions are then the file's own (`source.pos(offset + index)`), shared with the other ranges built from it
+ * and computed without indexing the text again. The text must be exactly the file's text at `offset`.
+ */
+export interface OuterPositions {
+  source: { pos(index: number): Pos; range(start: number, end: number): Range };
+  offset: number;
+}
+
+export function parseExpression(text: string, filename: string, start: Pos = START, outer?: OuterPositions): { expr?: Expr; diagnostics: Diagnostic[] } {
+  const src = new Source(text, filename, start, outer);
   const diags: Diagnostic[] = [];
   const toks = scan(src, diags);
   const p = new Parser(toks, src, diags);
