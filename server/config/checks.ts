@@ -215,7 +215,10 @@ function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: s
 export function refsOf(e: Expression): Reference[] {
   let refs = refsCache.get(e);
   if (!refs) {
-    refs = references(e.ast).map(toReference);
+    // The body's references (hclbody.ts astReferences, same traversals in the same order) are reused where they
+    // took their traversal whole (their range is the traversal's own): one Reference per traversal, not two.
+    const own = e.refs;
+    refs = references(e.ast).map((t, i) => (own[i]?.range === t.range && own[i].rootRange === t.rootRange ? own[i] : toReference(t)));
     refsCache.set(e, refs);
   }
   return refs;
@@ -264,8 +267,7 @@ function exprCheck(mod: Module, sig: number, e: Expression, scope: Scope, sk: st
   let c = checkCache.get(e);
   if (!c || c.sig !== sig || c.scope !== sk || c.mod !== mod.path) {
     const own: Diagnostic[] = [];
-    const targets: (string | undefined)[] = [];
-    for (const r of refsOf(e)) targets.push(checkRef(mod, r, scope, own));
+    const targets = refsOf(e).map((r) => checkRef(mod, r, scope, own));
     c = { sig, scope: sk, mod: mod.path, diags: own, targets };
     checkCache.set(e, c);
   }

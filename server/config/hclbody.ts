@@ -307,6 +307,7 @@ export function toReference(t: Traversal): Reference {
   // already: they are carried over whole, without building their steps.
   const parts: (RefStep | StepRun)[] = [];
   let end = t.rootRange.end;
+  let whole = true;
   for (const st of stepParts(t.steps)) {
     if (isStepRun(st)) {
       parts.push(st);
@@ -316,7 +317,10 @@ export function toReference(t: Traversal): Reference {
     if (st.kind === 'attr') parts.push(st);
     else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'string') parts.push({ kind: 'index', key: st.key.str, range: st.range });
     else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'number') parts.push({ kind: 'index', key: Number(st.key.num.toString()), range: st.range });
-    else break;
+    else {
+      whole = false;
+      break;
+    }
     end = st.range.end;
   }
   // Attribute steps only (the usual `var.x`, `aws_instance.a.id`): the traversal's own steps array is shared,
@@ -325,7 +329,10 @@ export function toReference(t: Traversal): Reference {
   if (parts.length === t.steps.length && parts.every((p, i) => p === t.steps[i])) steps = t.steps as RefStep[];
   else if (parts.some((p) => isStepRun(p as TraverseStep | StepRun))) steps = compactSteps(parts as (TraverseStep | StepRun)[]) as RefStep[];
   else steps = parts.slice() as RefStep[];
-  return { root: t.root, rootRange: t.rootRange, steps, range: { filename: t.rootRange.filename, start: t.rootRange.start, end } };
+  // A traversal taken whole (every step literal) is its reference's range (the same end); checks.ts refsOf
+  // recognises such references by that identity and reuses them.
+  const range = whole ? t.range : { filename: t.rootRange.filename, start: t.rootRange.start, end };
+  return { root: t.root, rootRange: t.rootRange, steps, range };
 }
 
 /** An object key as an Expression; a bare identifier key has its name as its only reference (not the parent's). */

@@ -77,6 +77,10 @@ const C_NL = TT_CODE.nl;
 const F_STRIP = 1;
 const F_FLUSH = 2;
 
+/** The capacity of pooled token arrays: texts shorter than this reuse them (Tokens.release). */
+const POOLED_CAP = 256;
+const TOKEN_POOL: { kind: Uint8Array; start: Int32Array; end: Int32Array; flags: Uint8Array }[] = [];
+
 /**
  * The token stream of a text, stored as parallel typed arrays rather than one object per token: a 5 MB
  * line can hold millions of tokens, and millions of long-lived objects cost more in garbage collection
@@ -95,12 +99,32 @@ class Tokens {
   private last: Tok | undefined;
   constructor(readonly text: string) {
     // A token is at least one character long, except the final eof. Long texts start at their most tokens:
-    // growing by copies to millions of tokens costs more than the memory held for the parse.
-    const cap = text.length > 65536 ? text.length + 1 : Math.min(text.length + 1, 256);
+    // growing by copies to millions of tokens costs more than the memory held for the parse. Short texts
+    // (most attribute values) take the arrays of a released stream: four typed arrays per expression were
+    // four allocations outside the heap, each counted as external memory pressure by the GC.
+    const pooled = text.length < POOLED_CAP ? TOKEN_POOL.pop() : undefined;
+    if (pooled) {
+      this.kind = pooled.kind;
+      this.start = pooled.start;
+      this.end = pooled.end;
+      this.flags = pooled.flags;
+      return;
+    }
+    const cap = text.length > 65536 ? text.length + 1 : Math.max(Math.min(text.length + 1, POOLED_CAP), 1);
     this.kind = new Uint8Array(cap);
     this.start = new Int32Array(cap);
     this.end = new Int32Array(cap);
     this.flags = new Uint8Array(cap);
+  }
+  /**
+   * Gives the arrays back for reuse once the parse is over (nothing reads a stream after its parse: step runs
+   * copy their offsets). The stream must not be used afterwards.
+   */
+  release(): void {
+    if (this.kind.length !== POOLED_CAP || TOKEN_POOL.length >= 4) return;
+    this.flags.fill(0, 0, this.n);
+    TOKEN_POOL.push({ kind: this.kind, start: this.start, end: this.end, flags: this.flags });
+    this.n = 0;
   }
   push(type: TT, start: number, end: number, extra?: { value?: string; strip?: boolean; flush?: boolean }): void {
     const q = this.n;
@@ -247,6 +271,14 @@ class Source {
     if (this.outer) return this.outer.source.range(this.outer.offset + start, this.outer.offset + end);
     return { filename: this.filename, start: this.pos(start), end: this.pos(end) };
   }
+}
+
+/**
+ * `a` without spare capacity: arrays grown by push reserve 16 slots for their first element, and an AST lives as
+ * long as its configuration is open.
+ */
+function exact<T>(a: T[]): T[] {
+  return a.length === 0 ? [] : a.slice();
 }
 
 const ID_START = /[\p{ID_Start}_]/u;
@@ -1199,7 +1231,7 @@ class Parser {
       return {
         kind: 'call',
         name,
-        args,
+        args: exact(args),
         expandFinal,
         nameRange,
         openParenRange: this.rangeOf(open),
@@ -1233,7 +1265,7 @@ class Parser {
         this.next();
       }
       const close = this.next();
-      return { kind: 'tuple', elems, range: this.span(this.rangeOf(open), this.rangeOf(close)), openRange: this.rangeOf(open) };
+      return { kind: 'tuple', elems: exact(elems), range: this.span(this.rangeOf(open), this.rangeOf(close)), openRange: this.rangeOf(open) };
     } finally {
       this.popNl();
     }
@@ -1309,7 +1341,7 @@ class Parser {
         this.fail('Missing attribute separator', 'Expected a newline or comma to mark the beginning of the next attribute.', this.rangeOf(sep), this.span(this.rangeOf(open), this.rangeOf(sep)));
       }
       const close = this.next();
-      return { kind: 'object', items, range: this.span(this.rangeOf(open), this.rangeOf(close)), openRange: this.rangeOf(open) };
+      return { kind: 'object', items: exact(items), range: this.span(this.rangeOf(open), this.rangeOf(close)), openRange: this.rangeOf(open) };
     } finally {
       this.popNl();
     }
@@ -1637,7 +1669,7 @@ class Parser {
     if (parts.length === 1 && items.length === 1 && items[0].kind === 'interp') {
       return { kind: 'templateWrap', wrapped: parts[0], range };
     }
-    return { kind: 'template', parts, range };
+    return { kind: 'template', parts: exact(parts), range };
   }
 }
 
@@ -1724,6 +1756,7 @@ export function parseExpression(text: string, filename: string, start: Pos = STA
   const toks = scan(src, diags);
   const p = new Parser(toks, src, diags);
   const expr = p.parseTop();
+  toks.release();
   checkHeight(expr, diags);
   if (diags.length > 0) return { expr: undefined, diagnostics: diags };
   return { expr, diagnostics: diags };
@@ -1812,31 +1845,40 @@ export function parseConfigBody(text: string, filename: string): { items?: RawIt
 /** All scope traversals read by the expression, in source order, as HCL's Variables(). */
 export function references(expr: Expr): Traversal[] {
   const out: Traversal[] = [];
-  const walk = (e: Expr, bound: ReadonlySet<string>) => {
-    if (e.kind === 'scopeTraversal') {
-      if (!bound.has(e.traversal.root)) out.push(e.traversal);
-      return;
-    }
-    if (e.kind === 'for') {
-      walk(e.collection, bound);
-      const inner = new Set(bound);
-      inner.add(e.valVar);
-      if (e.keyVar) inner.add(e.keyVar);
-      if (e.keyExpr) walk(e.keyExpr, inner);
-      walk(e.valExpr, inner);
-      if (e.cond) walk(e.cond, inner);
-      return;
-    }
-    if (e.kind === 'object') {
-      for (const it of e.items) {
-        if (!it.keyIsIdent) walk(it.key, bound);
-        walk(it.value, bound);
+  // The names bound by the enclosing `for` expressions; one walker closure for the whole tree (this runs for
+  // every expression of a configuration: a closure and a set per node were most of its cost).
+  let bound: ReadonlySet<string> | undefined;
+  const walk = (e: Expr): void => {
+    switch (e.kind) {
+      case 'literal':
+        return;
+      case 'scopeTraversal':
+        if (!bound?.has(e.traversal.root)) out.push(e.traversal);
+        return;
+      case 'for': {
+        walk(e.collection);
+        const outer = bound;
+        const inner = new Set(outer);
+        inner.add(e.valVar);
+        if (e.keyVar) inner.add(e.keyVar);
+        bound = inner;
+        if (e.keyExpr) walk(e.keyExpr);
+        walk(e.valExpr);
+        if (e.cond) walk(e.cond);
+        bound = outer;
+        return;
       }
-      return;
+      case 'object':
+        for (const it of e.items) {
+          if (!it.keyIsIdent) walk(it.key);
+          walk(it.value);
+        }
+        return;
+      default:
+        forEachChild(e, walk);
     }
-    forEachChild(e, (c) => walk(c, bound));
   };
-  walk(expr, new Set());
+  walk(expr);
   return out;
 }
 
