@@ -13,6 +13,7 @@
 
 import type { Diagnostic } from '../diags/diagnostic';
 import type { Expr, ObjectItem } from '../lang/ast';
+import { exact } from '../lang/ast';
 import { MAX_EXPR_DEPTH, parseExpression } from '../lang/parse';
 import { Value } from '../lang/value';
 import type { SynItem, SynStructure, Tok } from '../syntax/errors';
@@ -49,14 +50,6 @@ export function fastBody(st: SynStructure, src: SourceText, _diags: Diagnostic[]
     if (e instanceof Unsure) return undefined;
     throw e;
   }
-}
-
-/**
- * `a` without spare capacity. Arrays grown by push or filled by filter reserve 16 slots for their first element
- * (144 bytes); the bodies built here live as long as the configuration is open, so theirs are trimmed.
- */
-function exact<T>(a: T[]): T[] {
-  return a.length === 0 ? [] : a.slice();
 }
 
 class Builder {

@@ -273,6 +273,14 @@ export function appendSteps(steps: TraverseStep[], p: TraverseStep | StepRun): T
   return compactSteps([...steps, p]);
 }
 
+/**
+ * `a` without spare capacity. Arrays grown by push (or filled by filter) reserve 16 slots for their first element;
+ * ASTs and the bodies built from them live as long as their configuration is open, so theirs are trimmed.
+ */
+export function exact<T>(a: T[]): T[] {
+  return a.length === 0 ? [] : a.slice();
+}
+
 /** `steps` without spare capacity: a copy of exactly its length (the same array when empty or compact). */
 export function trimSteps(steps: TraverseStep[]): TraverseStep[] {
   return steps.length === 0 || compactOf.has(steps) ? steps : steps.slice();

@@ -18,7 +18,7 @@ import { posAt } from '../diags/diagnostic';
 import { Num } from './number';
 import { Value } from './value';
 import type { BinaryOp, Expr, ObjectItem, StepRun, Traversal, TraverseStep } from './ast';
-import { appendSteps, compactSteps, COMPACT_RUN_MIN, forEachChild, trimSteps } from './ast';
+import { appendSteps, compactSteps, COMPACT_RUN_MIN, exact, forEachChild, trimSteps } from './ast';
 
 type TT =
   | 'ident'
@@ -271,14 +271,6 @@ class Source {
     if (this.outer) return this.outer.source.range(this.outer.offset + start, this.outer.offset + end);
     return { filename: this.filename, start: this.pos(start), end: this.pos(end) };
   }
-}
-
-/**
- * `a` without spare capacity: arrays grown by push reserve 16 slots for their first element, and an AST lives as
- * long as its configuration is open.
- */
-function exact<T>(a: T[]): T[] {
-  return a.length === 0 ? [] : a.slice();
 }
 
 const ID_START = /[\p{ID_Start}_]/u;

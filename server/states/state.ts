@@ -298,7 +298,7 @@ export class State {
       for (const [k, r] of m.resources) {
         const nr: ResourceState = { mode: r.mode, type: r.type, name: r.name, provider: r.provider, instances: new Map() };
         for (const [ik, is] of r.instances) {
-          nr.instances.set(ik, { key: is.key, current: is.current, deposed: new Map(is.deposed) });
+          nr.instances.set(ik, { key: is.key, current: is.current, deposed: is.deposed.size === 0 ? new Map() : new Map(is.deposed) });
         }
         nm.resources.set(k, nr);
       }

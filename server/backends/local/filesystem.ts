@@ -175,7 +175,9 @@ export class FilesystemStateManager implements Full {
       if (!this.hasJournal()) return r.diags;
     } else diags.push(...r.diags);
     this.file = r.file;
-    this.readFile = r.file ? { ...r.file, state: r.file.state.deepCopy() } : undefined;
+    // The manager never changes a state it holds (read() hands out copies, write() takes one), so what was read
+    // and what is current share one State until a write replaces the current one.
+    this.readFile = r.file ? { ...r.file } : undefined;
     this.readCanon = undefined;
     if (this.readPath === this.path && this.hasJournal()) {
       const jd = this.recoverJournal(unreadable ? 'unreadable' : empty ? 'empty' : r.file ? { lineage: r.file.lineage, serial: r.file.serial } : undefined);
