@@ -9,7 +9,8 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
 import type { Traversal } from '../lang/ast';
 import { references } from '../lang/parse';
-import type { Expression, Reference, RefStep } from './hclbody';
+import type { Expression, Reference } from './hclbody';
+import { toReference as bodyReference } from './hclbody';
 import type { Module, Resource } from './model';
 import { resourceKey, resourceLookup } from './model';
 import { nameSuggestion } from './load';
@@ -227,18 +228,13 @@ export function refsOf(e: Expression): Reference[] {
 /** References by expression: expressions of unchanged files are reused across loads (load.ts FileCache). */
 const refsCache = new WeakMap<Expression, Reference[]>();
 
+/**
+ * A traversal as the checks read it: hclbody.ts's reference (the literal steps up to the first non-literal
+ * index), with the whole traversal as its range, where diagnostics about it point.
+ */
 function toReference(t: Traversal): Reference {
-  // Attribute steps only: the traversal's own array, which the AST keeps anyway (these references are cached
-  // as long as their expression lives).
-  if (t.steps.every((st) => st.kind === 'attr')) return { root: t.root, rootRange: t.rootRange, steps: t.steps as RefStep[], range: t.range };
-  const steps: RefStep[] = [];
-  for (const st of t.steps) {
-    if (st.kind === 'attr') steps.push(st);
-    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'string') steps.push({ kind: 'index', key: st.key.str, range: st.range });
-    else if (st.key.isKnown && !st.key.isNull && st.key.type.kind === 'number') steps.push({ kind: 'index', key: Number(st.key.num.toString()), range: st.range });
-    else break;
-  }
-  return { root: t.root, rootRange: t.rootRange, steps: steps.slice(), range: t.range };
+  const r = bodyReference(t);
+  return r.range === t.range ? r : { ...r, range: t.range };
 }
 
 function exprsOfBody(b: Resource['config']): Expression[] {

@@ -162,7 +162,6 @@ class Builder {
       this.shape(e, first, last, depth, refs, known);
       return e;
     }
-    const filename = this.src.filename;
     const src = this.src;
     let ast: Expr | undefined;
     const e: Expression = {
@@ -172,7 +171,7 @@ class Builder {
       refs,
       shape: 'other',
       get ast(): Expr {
-        if (!ast) ast = parseExpression(text, filename, range.start, { source: src, offset: start }).expr ?? { kind: 'literal', value: Value.unknown(), range };
+        if (!ast) ast = parseExpression(text, src.filename, range.start, { source: src, offset: start }).expr ?? { kind: 'literal', value: Value.unknown(), range };
         return ast;
       },
       set ast(v: Expr) {
