@@ -62,13 +62,14 @@ class JSONSyntaxError extends Error {
  * Parses JSON text into a JNode tree. Object or array values of the keys in `rawKeys` are validated but get no
  * children (the codec keeps them as raw text); this keeps big states cheap to read.
  */
-function parseJSON(src: string, rawKeys?: ReadonlySet<string>): JNode {
-  let i = 0;
+function parseJSON(src: string, rawKeys?: ReadonlySet<string>, at?: number): JNode {
+  let i = at ?? 0;
   // A document the native parser accepts is valid JSON (the same grammar as Go's encoding/json), so raw values
   // can be skipped by bracket matching instead of being validated character by character; an invalid document
-  // takes the validating path, which finds Go's error offset.
-  let trusted = false;
-  if (rawKeys) {
+  // takes the validating path, which finds Go's error offset. (`at`: one value inside a document already known
+  // to be valid.)
+  let trusted = at !== undefined;
+  if (rawKeys && !trusted) {
     try {
       JSON.parse(src);
       trusted = true;
@@ -76,22 +77,8 @@ function parseJSON(src: string, rawKeys?: ReadonlySet<string>): JNode {
       trusted = false;
     }
   }
-  // Skips the object or array at i of a valid document (strings may hold brackets and escaped quotes).
   const skipRaw = () => {
-    let depth = 0;
-    for (;;) {
-      const c = src.charCodeAt(i++);
-      if (c === 0x22) {
-        for (;;) {
-          const d = src.charCodeAt(i++);
-          if (d === 0x22) break;
-          if (d === 0x5c) i++;
-        }
-      } else if (c === 0x7b || c === 0x5b) depth++;
-      else if (c === 0x7d || c === 0x5d) {
-        if (--depth === 0) return;
-      }
-    }
+    i = skipComposite(src, i);
   };
   const ws = () => {
     for (;;) {
@@ -221,9 +208,150 @@ function parseJSON(src: string, rawKeys?: ReadonlySet<string>): JNode {
     return fail(i >= src.length ? 'unexpected end of JSON input' : `invalid character ${JSON.stringify(c)}`);
   };
   const v = value();
+  if (at !== undefined) return v;
   ws();
   if (i < src.length) fail('invalid character after top-level value');
   return v;
+}
+
+/** The end of the object or array starting at `i` in valid JSON text (strings may hold brackets and quotes). */
+function skipComposite(src: string, i: number): number {
+  let depth = 0;
+  for (;;) {
+    const c = src.charCodeAt(i++);
+    if (c === 0x22) {
+      for (;;) {
+        const d = src.charCodeAt(i++);
+        if (d === 0x22) break;
+        if (d === 0x5c) i++;
+      }
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) return i;
+    }
+  }
+}
+
+/** Every key format 4 defines outside attribute values and outputs (top level, resource, instance, path step, check result). */
+const V4_KEYS: ReadonlySet<string> = new Set([
+  'version',
+  'terraform_version',
+  'serial',
+  'lineage',
+  'outputs',
+  'resources',
+  'check_results',
+  'module',
+  'mode',
+  'type',
+  'name',
+  'each',
+  'provider',
+  'instances',
+  'index_key',
+  'status',
+  'deposed',
+  'schema_version',
+  'attributes',
+  'sensitive_attributes',
+  'private',
+  'dependencies',
+  'create_before_destroy',
+  'value',
+  'object_kind',
+  'config_addr',
+  'objects',
+  'object_addr',
+  'failure_messages',
+]);
+
+/**
+ * The keys whose values the fast read takes from the source text, as object keys (in valid JSON a quote not after
+ * a backslash opens a string, and a string followed by a colon is a key).
+ */
+const SOURCE_KEYS = /(?<!\\)"(attributes|outputs|serial|version)"[ \t\n\r]*:[ \t\n\r]*/g;
+const LITERAL = /[-+.0-9A-Za-z]+/y;
+
+/**
+ * The common case of reading, without a character loop over the whole text: a valid format 4 document that uses
+ * only format 4's keys. The native parser (validation included) gives the structure; the source text is scanned
+ * only for the keys whose values stay text: each `"attributes"` value is skipped by bracket matching (so keys
+ * inside it are never seen) and `"outputs"` is read by parseJSON at its position. Returns undefined, for the
+ * general parser to read the text, when the document is anything else: invalid, another version, an unknown or
+ * case-folded key, legacy flat attributes, a sensitive path with an index step (its key is kept as text), or when
+ * the keys found in the text do not pair one to one, in order, with the parsed structure's (a duplicate key).
+ * The JNode tree it returns is the general parser's except that positions are only real where text is read.
+ */
+function parseTrustedV4(src: string): JNode | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(src);
+  } catch {
+    return undefined;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || (doc as { version?: unknown }).version !== 4) return undefined;
+  const spans: { key: string; start: number; end: number }[] = [];
+  SOURCE_KEYS.lastIndex = 0;
+  for (let m = SOURCE_KEYS.exec(src); m; m = SOURCE_KEYS.exec(src)) {
+    const start = SOURCE_KEYS.lastIndex;
+    const c = src.charCodeAt(start);
+    let end: number;
+    if (c === 0x7b || c === 0x5b) end = skipComposite(src, start);
+    else if (c === 0x22) {
+      end = start + 1;
+      for (let d = src.charCodeAt(end++); d !== 0x22; d = src.charCodeAt(end++)) if (d === 0x5c) end++;
+    } else {
+      LITERAL.lastIndex = start;
+      if (!LITERAL.test(src)) return undefined;
+      end = LITERAL.lastIndex;
+    }
+    spans.push({ key: m[1], start, end });
+    SOURCE_KEYS.lastIndex = end;
+  }
+  let next = 0;
+  let ok = true;
+  const conv = (v: unknown): JNode => {
+    if (v === null) return { kind: 'null', start: -1, end: -1 };
+    switch (typeof v) {
+      case 'string':
+        return { kind: 'string', value: v, start: -1, end: -1 };
+      case 'number':
+        return { kind: 'number', text: String(v), start: -1, end: -1 };
+      case 'boolean':
+        return { kind: 'bool', value: v, start: -1, end: -1 };
+    }
+    if (Array.isArray(v)) {
+      const items: JNode[] = new Array(v.length);
+      for (let j = 0; j < v.length; j++) items[j] = conv(v[j]);
+      return { kind: 'array', items, start: -1, end: -1 };
+    }
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    const entries: [string, JNode][] = new Array(keys.length);
+    for (let j = 0; j < keys.length; j++) {
+      const k = keys[j];
+      const x = o[k];
+      // (A path step's index key is kept as text: such paths are left to the general parser.)
+      if (!V4_KEYS.has(k) || ((k === 'value' || k === 'type') && typeof x === 'object' && x !== null) || (k === 'type' && x === 'index')) {
+        ok = false;
+        entries[j] = [k, { kind: 'null', start: -1, end: -1 }];
+      } else if (k === 'attributes' || k === 'outputs' || k === 'serial' || k === 'version') {
+        const sp = spans[next++];
+        let e: JNode;
+        if (!sp || sp.key !== k) {
+          ok = false;
+          e = { kind: 'null', start: -1, end: -1 };
+        } else if (k === 'outputs' || typeof x !== 'object') e = parseJSON(src, RAW_KEYS, sp.start);
+        else if (x === null) e = { kind: 'null', start: sp.start, end: sp.end };
+        else if (k === 'attributes') e = Array.isArray(x) ? { kind: 'array', items: [], start: sp.start, end: sp.end } : { kind: 'object', entries: [], start: sp.start, end: sp.end };
+        else e = parseJSON(src, undefined, sp.start);
+        entries[j] = [k, e];
+      } else entries[j] = [k, conv(x)];
+    }
+    return { kind: 'object', entries, start: -1, end: -1 };
+  };
+  const root = conv(doc);
+  return ok && next === spans.length ? root : undefined;
 }
 
 function field(o: JNode | undefined, name: string): JNode | undefined {
@@ -391,10 +519,17 @@ export interface ReadResult {
 
 /**
  * Reads a state file of any supported format. Empty (or whitespace-only) input means "no state" and gives no
- * file and no diagnostics, as Terraform's statefile.Read treats it (ErrNoState).
+ * file and no diagnostics, as Terraform's statefile.Read treats it (ErrNoState). A valid format 4 document is read
+ * by parseTrustedV4's fast lane when it can; `generalParser` skips the lane (tests compare the two).
  */
-export function readStateFile(src: string): ReadResult {
+export function readStateFile(src: string, opts: { generalParser?: boolean } = {}): ReadResult {
   if (src.trim() === '') return { diags: [] };
+  const trusted = opts.generalParser ? undefined : parseTrustedV4(src);
+  if (trusted) {
+    const r = readParsed(src, trusted);
+    // Diagnostics may quote source text the fast tree has no position for: the general parser's tree has it.
+    if (r.diags.length === 0) return r;
+  }
   let root: JNode;
   try {
     root = parseJSON(src, RAW_KEYS);
@@ -408,6 +543,10 @@ export function readStateFile(src: string): ReadResult {
       diags: [error(UNSUPPORTED_FORMAT, `The state file could not be parsed as JSON: syntax error at byte offset ${offset}.`), error(UNSUPPORTED_FORMAT, NO_VERSION)],
     };
   }
+  return readParsed(src, root);
+}
+
+function readParsed(src: string, root: JNode): ReadResult {
   // sniffJSONStateVersion: json.Unmarshal into {Version *uint64}.
   const diags: Diagnostic[] = [];
   const v = root.kind === 'object' ? field(root, 'version') : undefined;

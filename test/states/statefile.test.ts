@@ -167,6 +167,42 @@ test('read errors and special inputs', () => {
   assert.equal(readStateFile(badMode).diags[0].summary, 'Invalid resource mode in state');
 });
 
+test('the fast lane for valid format 4 documents reads exactly what the general parser reads', () => {
+  const same = (text: string, name: string) => {
+    const fast = readStateFile(text);
+    const general = readStateFile(text, { generalParser: true });
+    assert.deepEqual(fast, general, name);
+    if (general.file) assert.equal(writeStateFile(fast.file!), writeStateFile(general.file), name);
+  };
+  const corpus = JSON.parse(readFileSync(join(DIR, 'corpus-states.json'), 'utf8')) as Record<string, string>;
+  for (const [name, text] of Object.entries(corpus)) same(text, name);
+  for (const f of readdirSync(DIR).filter((f) => /\.tfstate(\.backup)?$/.test(f))) same(readFileSync(join(DIR, f), 'utf8'), f);
+  const inst = (extra: string) =>
+    `{"version":4,"serial":3,"lineage":"l","outputs":{},"resources":[{"mode":"managed","type":"t","name":"n","provider":"provider[\\"registry.terraform.io/hashicorp/t\\"]","instances":[{"schema_version":0,"attributes":{"id":"a","attributes":{"outputs":1}},"sensitive_attributes":[]${extra}}]}]}`;
+  const cases: [string, string][] = [
+    ['plain', inst('')],
+    ['numbers kept as written', inst('').replace('"id":"a"', '"id":"a","n":12345678901234567890123,"f":1.50')],
+    ['serial written as a decimal', inst('').replace('"serial":3', '"serial":3.0')],
+    ['serial beyond 2^53', inst('').replace('"serial":3', '"serial":18446744073709551615')],
+    ['version written as 4.0', inst('').replace('"version":4', '"version":4.0')],
+    ['duplicate attributes key', inst(',"attributes":{"id":"b"}')],
+    ['duplicate outputs key', inst('').replace('"outputs":{}', '"outputs":{},"outputs":{"o":{"value":1,"type":"number"}}')],
+    ['keys named attributes inside an output value', inst('').replace('"outputs":{}', '"outputs":{"o":{"value":{"attributes":{"x":1}},"type":["object",{"attributes":["object",{"x":"number"}]}]}}')],
+    ['a key ending in an escaped quote before "attributes"', inst(',"x\\"attributes":1')],
+    ['an unknown instance key', inst(',"identity":{"attributes":{}}')],
+    ['a case-folded key', inst(',"Private":"eA=="')],
+    ['a sensitive path with an index step', inst('').replace('"sensitive_attributes":[]', '"sensitive_attributes":[[{"type":"get_attr","value":"m"},{"type":"index","value":{"value":"k","type":"string"}}]]')],
+    ['null attributes', inst('').replace(/"attributes":\{"id".*?\}\}/, '"attributes":null')],
+    ['flat attributes', inst('').replace(/"attributes":\{"id".*?\}\}/, '"attributes_flat":{"id":"a","tags.%":"0"}')],
+    ['invalid index key', inst(',"index_key":true')],
+    ['check results', inst('').replace('"outputs":{}', '"outputs":{},"check_results":[{"object_kind":"resource","config_addr":"t.n","status":"pass","objects":[{"object_addr":"t.n","status":"pass"}]}]')],
+  ];
+  for (const [name, text] of cases) {
+    JSON.parse(text);
+    same(text, name);
+  }
+});
+
 test('format 3 states are upgraded', () => {
   const v3 = JSON.stringify({
     version: 3,
