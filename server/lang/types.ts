@@ -106,10 +106,10 @@ export function typeEquals(a: Type, b: Type): boolean {
         const u = bo.attrs.get(k);
         if (!u || !typeEquals(t, u)) return false;
       }
-      const ao = a.optional ?? new globalThis.Set<string>();
-      const bop = bo.optional ?? new globalThis.Set<string>();
-      if (ao.size !== bop.size) return false;
-      for (const k of ao) if (!bop.has(k)) return false;
+      const ao = a.optional;
+      const bop = bo.optional;
+      if ((ao?.size ?? 0) !== (bop?.size ?? 0)) return false;
+      if (ao && bop) for (const k of ao) if (!bop.has(k)) return false;
       return true;
     }
     default:

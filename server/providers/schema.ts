@@ -285,14 +285,23 @@ export function coerceValue(b: Block, v: Value, convert: Converter = exactConver
   const fail = (p: Path, msg: string): CoerceResult => ({ value: Value.unknown(ty), error: pathError(p, msg) });
   if (v.type.kind !== 'object') return fail(path, 'an object is required');
   const inAttrs = v.entries;
-  for (const name of T.attrNames(v.type)) {
+  const vt = v.type;
+  for (const name of T.attrNames(vt)) {
     if (!(name in b.attributes) && !(name in b.blockTypes)) return fail(path, `unexpected attribute ${goQuote(name)}`);
   }
+  const names = sortedMemberNames(b);
   const out = new Map<string, Value>();
-  for (const name of Object.keys(b.attributes).sort(T.compareBytes)) {
+  // Whether `v` already is the result: every member kept as it was, in the same order, typed as its value.
+  let same = v.marks.size === 0 && inAttrs.size === names.attributes.length + names.blockTypes.length;
+  const keep = (name: string, before: Value | undefined, after: Value) => {
+    if (same && (before !== after || vt.attrs.get(name) !== after.type)) same = false;
+    out.set(name, after);
+  };
+  for (const name of names.attributes) {
     const a = b.attributes[name];
     const at = attributeType(a);
-    let val = inAttrs.get(name);
+    const given = inAttrs.get(name);
+    let val = given;
     if (!val) {
       if (a.computed || a.optional) val = Value.null(at);
       else if (a.required) return fail(path, `attribute ${goQuote(name)} is required`);
@@ -300,23 +309,24 @@ export function coerceValue(b: Block, v: Value, convert: Converter = exactConver
     }
     const r = convert(val, at);
     if ('error' in r) return fail([...path, { kind: 'attr', name }], r.error);
-    out.set(name, r.value);
+    keep(name, given, r.value);
   }
-  for (const name of Object.keys(b.blockTypes).sort(T.compareBytes)) {
+  for (const name of names.blockTypes) {
     const nb = b.blockTypes[name];
     const et = impliedType(nb.block);
     const coll = inAttrs.get(name);
     const p: Path = [...path, { kind: 'attr', name }];
     if (!coll) {
-      out.set(name, nestedBlockEmptyValue(nb));
+      keep(name, coll, nestedBlockEmptyValue(nb));
       continue;
     }
     if (nb.nesting === 'single' || nb.nesting === 'group') {
       const r = coerceValue(nb.block, coll, convert, p);
       if (r.error) return { value: Value.unknown(ty), error: r.error };
-      out.set(name, r.value);
+      keep(name, coll, r.value);
       continue;
     }
+    same = false;
     const ct = nb.nesting === 'list' ? T.List(et) : nb.nesting === 'set' ? T.Set(et) : T.Map(et);
     if (coll.isNull) {
       out.set(name, Value.null(ct));
@@ -362,5 +372,22 @@ export function coerceValue(b: Block, v: Value, convert: Converter = exactConver
     const coerced = nb.nesting === 'set' ? Value.set(elems, et) : dyn ? Value.tuple(elems) : Value.list(elems, et);
     out.set(name, coerced.markWith(marks));
   }
+  if (same) {
+    const order = inAttrs.keys();
+    for (const k of out.keys()) if (order.next().value !== k) return { value: Value.object(out) };
+    return { value: v };
+  }
   return { value: Value.object(out) };
+}
+
+const memberNames = new WeakMap<Block, { attributes: readonly string[]; blockTypes: readonly string[] }>();
+
+/** A block's attribute and nested block type names, each sorted (schemas are immutable once built). */
+function sortedMemberNames(b: Block): { attributes: readonly string[]; blockTypes: readonly string[] } {
+  let n = memberNames.get(b);
+  if (!n) {
+    n = { attributes: Object.keys(b.attributes).sort(T.compareBytes), blockTypes: Object.keys(b.blockTypes).sort(T.compareBytes) };
+    memberNames.set(b, n);
+  }
+  return n;
 }

@@ -90,8 +90,18 @@ export interface CheckResult {
 export interface ResourceInstance {
   readonly key: InstanceKey;
   current?: ObjectSrc;
-  /** Deposed key (8 lowercase hex characters) -> object. */
-  readonly deposed: Map<string, ObjectSrc>;
+  /**
+   * Deposed key (8 lowercase hex characters) -> object. Changed only through applyChange: an instance without
+   * deposed objects shares one empty map (most instances never have one, and states are copied per operation).
+   */
+  deposed: ReadonlyMap<string, ObjectSrc>;
+}
+
+const NO_DEPOSED: ReadonlyMap<string, ObjectSrc> = new Map();
+
+function writableDeposed(is: ResourceInstance): Map<string, ObjectSrc> {
+  if (is.deposed === NO_DEPOSED) is.deposed = new Map();
+  return is.deposed as Map<string, ObjectSrc>;
 }
 
 export interface ResourceState {
@@ -290,7 +300,7 @@ export class State {
     return false;
   }
 
-  /** A copy whose maps can be mutated independently; the immutable objects are shared. */
+  /** A copy whose maps can be changed independently (through applyChange); the immutable objects are shared. */
   deepCopy(): State {
     const s = new State();
     for (const [addr, m] of this.modules) {
@@ -298,7 +308,7 @@ export class State {
       for (const [k, r] of m.resources) {
         const nr: ResourceState = { mode: r.mode, type: r.type, name: r.name, provider: r.provider, instances: new Map() };
         for (const [ik, is] of r.instances) {
-          nr.instances.set(ik, { key: is.key, current: is.current, deposed: is.deposed.size === 0 ? new Map() : new Map(is.deposed) });
+          nr.instances.set(ik, { key: is.key, current: is.current, deposed: is.deposed.size === 0 ? NO_DEPOSED : new Map(is.deposed) });
         }
         nm.resources.set(k, nr);
       }
@@ -331,7 +341,7 @@ function ensureInstance(r: ResourceState, key: InstanceKey): ResourceInstance {
   const k = instanceKeyString(key);
   let is = r.instances.get(k);
   if (!is) {
-    is = { key, deposed: new Map() };
+    is = { key, deposed: NO_DEPOSED };
     r.instances.set(k, is);
   }
   return is;
@@ -365,9 +375,10 @@ export function applyChange(state: State, c: Change): void {
     case 'deposed': {
       if (!isDeposedKey(c.deposedKey)) throw new Error(`invalid deposed key ${JSON.stringify(c.deposedKey)}`);
       if (c.obj) {
-        ensureInstance(ensureResource(state, c.addr, c.provider), c.addr.key).deposed.set(c.deposedKey, c.obj);
+        writableDeposed(ensureInstance(ensureResource(state, c.addr, c.provider), c.addr.key)).set(c.deposedKey, c.obj);
       } else {
-        state.instance(c.addr)?.deposed.delete(c.deposedKey);
+        const is = state.instance(c.addr);
+        if (is?.deposed.has(c.deposedKey)) writableDeposed(is).delete(c.deposedKey);
         pruneInstance(state, c.addr);
       }
       return;
@@ -376,7 +387,7 @@ export function applyChange(state: State, c: Change): void {
       if (!isDeposedKey(c.deposedKey)) throw new Error(`invalid deposed key ${JSON.stringify(c.deposedKey)}`);
       const is = state.instance(c.addr);
       if (!is || !is.current) return;
-      is.deposed.set(c.deposedKey, is.current);
+      writableDeposed(is).set(c.deposedKey, is.current);
       is.current = undefined;
       return;
     }

@@ -93,7 +93,7 @@ for (const [name, addr] of INSTANCES) {
       for (const k of [...r.instances.keys()]) {
         const same = r.mode === addr.mode && r.type === addr.type && r.name === addr.name && k === instanceKeyString(addr.key);
         if (!same) r.instances.delete(k);
-        else r.instances.get(k)!.deposed.clear();
+        else r.instances.get(k)!.deposed = new Map();
       }
     }
     assert.equal(renderHumanState(marshalModules(single, schemas), [], false), read(`state-show-${name}.txt`));

@@ -20,9 +20,39 @@ import { impliedType } from '../../providers/schema';
  * (they print as `[(not yet known)]`); tuple element steps have the element's index.
  */
 export function testConformance(given: Type, want: Type, path: Path = []): PathError[] {
+  if (conforms(given, want)) return [];
   const errs: PathError[] = [];
   conform(given, want, path.slice(), errs);
   return errs;
+}
+
+/**
+ * Whether conform would find nothing, without allocating: the answer for nearly every value a provider returns,
+ * checked per object of every plan (a schema with a `dynamic` attribute never has a type equal to its values').
+ */
+function conforms(given: Type, want: Type): boolean {
+  if (want.kind === 'dynamic' || given === want) return true;
+  switch (want.kind) {
+    case 'object': {
+      if (given.kind !== 'object' || given.attrs.size !== want.attrs.size) return false;
+      for (const [k, w] of want.attrs) {
+        const g = given.attrs.get(k);
+        if (!g || !conforms(g, w)) return false;
+      }
+      return true;
+    }
+    case 'tuple': {
+      if (given.kind !== 'tuple' || given.elems.length !== want.elems.length) return false;
+      for (let i = 0; i < want.elems.length; i++) if (!conforms(given.elems[i], want.elems[i])) return false;
+      return true;
+    }
+    case 'list':
+    case 'map':
+    case 'set':
+      return given.kind === want.kind && conforms(given.elem, want.elem);
+    default:
+      return given.kind === want.kind && T.typeEquals(given, want);
+  }
 }
 
 /** Conformance of a value to a block's implied type. */
