@@ -1232,7 +1232,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
           return ok;
         }
       : (k: string, n: Node) => pl.exec(k, n);
-    await walk(built.graph, exec, { signal: opts.signal, order: displayOrder(built.graph) });
+    await walk(built.graph, exec, { signal: opts.signal, order: displayOrder(built.graph), concurrency: 2 * pl.ctx.sem.n });
     if (!hasErr(diags) || pl.changes.length) await pl.planStateOrphans();
   }
   if (pl.forgotten.length) {

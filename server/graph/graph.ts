@@ -137,6 +137,11 @@ export interface WalkOptions {
    * deterministic). Without it, insertion order.
    */
   order?: (a: string, b: string) => number;
+  /**
+   * At most this many nodes running at once (default: no limit). A node's exec must not wait for another node
+   * other than through the graph's edges, or a limit could starve it.
+   */
+  concurrency?: number;
 }
 
 /**
@@ -186,9 +191,10 @@ export async function walk<N>(g: Graph<N>, exec: (key: string, node: N) => Promi
   };
 
   const aborted = () => opts.signal?.aborted === true || bug !== undefined;
+  const limit = opts.concurrency ?? Infinity;
 
   for (;;) {
-    while (head < ready.length && !aborted()) {
+    while (head < ready.length && running < limit && !aborted()) {
       const k = ready[head++];
       if (outcome.has(k)) continue;
       running++;
