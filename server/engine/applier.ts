@@ -584,10 +584,10 @@ export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyRes
   }
   if (plan.uiMode === 'refresh-only') {
     // Nothing to apply: the refreshed state (and outputs) become the new state.
-    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { order: displayOrder(built.graph) });
+    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { order: displayOrder(built.graph), concurrency: 2 * ap.ctx.sem.n });
   } else {
     // After a stop the walk goes on (Terraform's walker has no stop of its own); instances halt as they start.
-    await walk(built.graph, (k, n) => ap.exec(k, n), { order: displayOrder(built.graph) });
+    await walk(built.graph, (k, n) => ap.exec(k, n), { order: displayOrder(built.graph), concurrency: 2 * ap.ctx.sem.n });
   }
   // Root outputs no longer in configuration disappear.
   for (const name of [...ap.sync.state.outputs.keys()]) if (!opts.config.outputs.has(name)) ap.sync.setOutputValue(name, null);

@@ -267,6 +267,18 @@ checkJson({
   json: '{"l":[1,"x"]}',
   want: 'error: .l[1]: number required',
 });
+checkJson({
+  scenario: 'Map keys made of digits keep their order and a decimal keeps its exact value (texts the native JSON parser would reorder or round).',
+  type: T.Obj({ m: T.Map(T.String), n: T.Number }),
+  json: '{"m":{"10":"y","2":"z","b":"x"},"n":0.1}',
+  want: 'cty.ObjectVal(map[string]cty.Value{"m":cty.MapVal(map[string]cty.Value{"10":cty.StringVal("y"), "2":cty.StringVal("z"), "b":cty.StringVal("x")}), "n":cty.MustParseNumberVal("0.1")})',
+});
+checkJson({
+  scenario: 'A wrong kind deep inside a map of lists is reported with its whole path.',
+  type: T.Obj({ m: T.Map(T.List(T.Bool)) }),
+  json: '{"m":{"k":[true,"x"]}}',
+  want: 'error: .m["k"][1]: bool required',
+});
 checkJson({ scenario: 'An unknown attribute in stored JSON is an error when decoding strictly.', type: T.Obj({ a: T.String }), json: '{"b":"x"}', want: 'error: unsupported attribute "b"' });
 
 test('Big numbers keep every digit through the codec.', () => {
