@@ -74,6 +74,7 @@ import { valueConformsToSchema } from '../plans/objchange/conformance';
 import { formatError, formatPath } from '../providers/path';
 import type { Body } from '../config/hclbody';
 import type { ProviderDiagnostic } from '../providers/provider';
+import { runLimited } from '../graph/semaphore';
 
 export interface PlanOptions {
   /** The loaded root module (config/load.ts loadModuleTree). */
@@ -325,7 +326,8 @@ class Planner {
       return false;
     }
     const diags: Diagnostic[] = [];
-    const tasks: Promise<boolean>[] = [];
+    // Started at most twice -parallelism at a time (runLimited; see ARCHITECTURE.md, server/graph).
+    const tasks: (() => Promise<boolean>)[] = [];
     // (PlanReuse: only a node whose whole effect is its values and changes is offered for reuse.)
     let reusable =
       this.opts.reuse !== undefined && this.mode === 'normal' && r.mode === 'managed' && !this.targets.length && !this.forceReplace.length && !this.imports.size && !r.lifecycle?.preconditions.length && !r.lifecycle?.postconditions.length;
@@ -342,7 +344,7 @@ class Planner {
         for (const [ks, is] of rs.instances) {
           if (is.deposed.size || !wanted.has(ks)) reusable = false;
           if (wanted.has(ks)) {
-            for (const dk of is.deposed.keys()) tasks.push(this.planDeposed(instAddr(inst.addr, r, is.key), dk, schema, rs.provider, r));
+            for (const dk of is.deposed.keys()) tasks.push(() => this.planDeposed(instAddr(inst.addr, r, is.key), dk, schema, rs.provider, r));
             continue;
           }
           if (r.mode === 'data') {
@@ -361,7 +363,7 @@ class Planner {
                     ? 'DeleteBecauseEachKey'
                     : 'DeleteBecauseWrongRepetition'
                   : 'DeleteBecauseWrongRepetition';
-          tasks.push(this.planOrphan(instAddr(inst.addr, r, is.key), rs, schema, reason, r, filterInstances));
+          tasks.push(() => this.planOrphan(instAddr(inst.addr, r, is.key), rs, schema, reason, r, filterInstances));
         }
       }
       for (const k of keys) {
@@ -373,7 +375,7 @@ class Planner {
           continue;
         }
         const rep = repetitionFor(e, k);
-        tasks.push(
+        tasks.push(() =>
           (r.mode === 'managed' ? this.planManaged(n, inst, addr, rep, schema, diags) : this.planData(n, inst, addr, rep, schema, diags)).then((v) => {
             if (v) rv.instances.set(instanceKeyString(k), v);
             return v !== undefined;
@@ -381,7 +383,7 @@ class Planner {
         );
       }
     }
-    const results = await Promise.all(tasks);
+    const results = await runLimited(tasks, 2 * this.ctx.sem.n);
     this.diagnostics.push(...diags);
     const ok = results.every((x) => x) && !hasErr(diags);
     if (reusable && ok && !diags.length) this.recordEffects(n);

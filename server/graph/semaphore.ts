@@ -45,3 +45,23 @@ export class Semaphore {
     }
   }
 }
+
+/**
+ * Runs the tasks with at most `limit` of them in flight, in order; resolves with their results in order, or
+ * rejects with the first rejection (tasks already started go on, as with Promise.all). A walk starts the
+ * instances of a node this way so that they do not all hold their intermediate values at once.
+ */
+export async function runLimited<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const out: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const i = next++;
+      out[i] = await tasks[i]();
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let w = 0; w < Math.min(Math.max(1, limit), tasks.length); w++) workers.push(worker());
+  await Promise.all(workers);
+  return out;
+}
