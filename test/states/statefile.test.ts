@@ -144,6 +144,20 @@ test('empty state layout, escaping, equality and lineage', () => {
   assert.match(newLineage(() => new Uint8Array(16).fill(0xab)), /^abababab-abab-abab-abab-abababababab$/);
 });
 
+test('attributes keep their text through writing: escapes, number spellings, key order, empty collections', () => {
+  // Texts the native serialiser cannot reproduce (Go's escapes, 1.50, digit keys first in source order) and one
+  // it can must come out exactly as Go's json.Indent lays them out.
+  const layout = (attrsJSON: string) => {
+    const s = new State();
+    applyChange(s, { op: 'current', addr: { module: '', mode: 'managed', type: 't', name: 'n', key: undefined }, provider: 'provider["registry.terraform.io/hashicorp/t"]', obj: { schemaVersion: 0, attrsJSON, sensitivePaths: [], status: 'ready', dependencies: [], createBeforeDestroy: false } });
+    const text = writeStateFile({ terraformVersion: '1.11.4', serial: 1, lineage: 'x', state: s });
+    return text.slice(text.indexOf('"attributes"'), text.indexOf('"sensitive_attributes"')).trimEnd();
+  };
+  const tail = (lines: string[]) => ['"attributes": {', ...lines.map((l) => '            ' + l), '          },'].join('\n');
+  assert.equal(layout('{"a": "<b>&", "n": 1.50, "m": {"10": 1, "2": [2.0e1]}, "e": [], "o": {}}'), tail(['"a": "\\u003cb\\u003e\\u0026",', '"n": 1.50,', '"m": {', '  "10": 1,', '  "2": [', '    2.0e1', '  ]', '},', '"e": [],', '"o": {}']));
+  assert.equal(layout('{"a":"b","l":[{"x":null,"y":true}],"e":[]}'), tail(['"a": "b",', '"l": [', '  {', '    "x": null,', '    "y": true', '  }', '],', '"e": []']));
+});
+
 test('read errors and special inputs', () => {
   assert.deepEqual(readStateFile(''), { diags: [] });
   assert.deepEqual(readStateFile('  \n'), { diags: [] });
