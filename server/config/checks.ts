@@ -167,7 +167,7 @@ function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: s
   const key = resourceKey(addr);
   // Terraform's reference range covers the resource address only (type and name), not what follows.
   const used = addr.mode === 'data' || full.root === 'resource' ? 2 : 1;
-  const ref: Reference = { ...full, range: { ...full.range, end: full.steps[used - 1].range.end } };
+  const ref: Reference = { root: full.root, rootRange: full.rootRange, steps: full.steps, range: { filename: full.range.filename, start: full.range.start, end: full.steps[used - 1].range.end } };
   const lookup = resourceLookup(mod);
   const found = lookup.all.get(key);
   if (!found) {
@@ -234,7 +234,7 @@ const refsCache = new WeakMap<Expression, Reference[]>();
  */
 function toReference(t: Traversal): Reference {
   const r = bodyReference(t);
-  return r.range === t.range ? r : { ...r, range: t.range };
+  return r.range === t.range ? r : { root: r.root, rootRange: r.rootRange, steps: r.steps, range: t.range };
 }
 
 function exprsOfBody(b: Resource['config']): Expression[] {

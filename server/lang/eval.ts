@@ -432,7 +432,7 @@ function evalSplat(e: Extract<Expr, { kind: 'splat' }>, ctx: EvalContext): Resul
     src = Value.tuple([src.unmark()[0]]).markWith(src.marks);
   }
   const sty = src.type;
-  const eachWith = (item: Value): Result => evalExpr(e.each, { ...ctx, variables: new Map([[ANON, item]]), parent: ctx });
+  const eachWith = (item: Value): Result => evalExpr(e.each, { variables: new Map([[ANON, item]]), funcCtx: ctx.funcCtx, parent: ctx, typeFnUsed: ctx.typeFnUsed });
   const resultType = (): Type => {
     if (sty.kind === 'list' || sty.kind === 'set') return T.List(eachWith(Value.unknown(sty.elem)).value.type);
     if (sty.kind === 'tuple') return T.Tuple(sty.elems.map((t) => eachWith(Value.unknown(t)).value.type));
@@ -772,7 +772,7 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
     const vars = new Map<string, Value>();
     if (e.keyVar) vars.set(e.keyVar, kv);
     vars.set(e.valVar, vv);
-    return { ...ctx, variables: vars, parent: ctx };
+    return { variables: vars, funcCtx: ctx.funcCtx, parent: ctx, typeFnUsed: ctx.typeFnUsed };
   };
   // An early check of the condition with unknown iteration values catches wrongly-typed conditions once.
   if (e.cond) {

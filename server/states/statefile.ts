@@ -737,7 +737,7 @@ function readV4(src: string, root: JNode): ReadResult {
         dependencies: deps?.kind === 'array' ? deps.items.map(str) : [],
         createBeforeDestroy: field(is, 'create_before_destroy')?.kind === 'bool' && (field(is, 'create_before_destroy') as { value: boolean }).value,
       };
-      const addr = { ...raddr, key };
+      const addr = { module: raddr.module, mode: raddr.mode, type: raddr.type, name: raddr.name, key };
       const deposed = str(field(is, 'deposed'));
       if (deposed !== '') {
         if (deposed.length !== 8) {
