@@ -25,6 +25,7 @@ import { resourceKey as configResourceKey } from '../config/model';
 import { evaluate } from '../lang/eval';
 import { Value } from '../lang/value';
 import { walk } from '../graph/graph';
+import { runLimited } from '../graph/semaphore';
 import { proposedNew } from '../plans/objchange/proposed';
 import { assertPlanValid, invalidPlanDiagnostics } from '../plans/objchange/valid';
 import { exactEq } from '../plans/objchange/values';
@@ -262,7 +263,9 @@ class Applier {
     const changes = new Map<string, ResourceInstanceChange>();
     for (const c of this.byNode.get(key) ?? []) if (c.deposedKey === undefined) changes.set(instanceAddrString(c.addr), c);
     const diags: Diagnostic[] = [];
-    const tasks: Promise<boolean>[] = [];
+    // Started at most twice -parallelism at a time (runLimited): an instance's apply call then queues behind
+    // the second plans of a few instances, not of all of them.
+    const tasks: (() => Promise<boolean>)[] = [];
     for (const inst of this.ctx.instancesOf(n.path)) {
       const e = this.plan.uiMode === 'destroy' ? { kind: 'single' as const } : this.ctx.expand(inst, r.count, r.forEach, diags);
       const rv: ResourceValues = { expansion: e, instances: new Map() };
@@ -295,15 +298,16 @@ class Applier {
           }
           continue;
         }
-        tasks.push(
-          this.applyInstance(n, inst, addr, c, schema, diags, repetitionFor(e, k)).then((v) => {
+        const rep = repetitionFor(e, k);
+        tasks.push(() =>
+          this.applyInstance(n, inst, addr, c, schema, diags, rep).then((v) => {
             if (v) rv.instances.set(ks, v);
             return v !== undefined;
           }),
         );
       }
     }
-    const res = await Promise.all(tasks);
+    const res = await runLimited(tasks, 2 * this.ctx.sem.n);
     this.diagnostics.push(...diags);
     return res.every((x) => x) && !hasErr(diags);
   }
@@ -463,7 +467,10 @@ class Applier {
   private async applyDestroys(key: string, n: Extract<Node, { kind: 'destroy' }>): Promise<boolean> {
     const changes = this.byNode.get(key) ?? [];
     const diags: Diagnostic[] = [];
-    const results = await Promise.all(changes.map((c) => this.destroyOne(c, n, diags)));
+    const results = await runLimited(
+      changes.map((c) => () => this.destroyOne(c, n, diags)),
+      2 * this.ctx.sem.n,
+    );
     this.diagnostics.push(...diags);
     return results.every((x) => x);
   }
