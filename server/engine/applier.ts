@@ -263,8 +263,8 @@ class Applier {
     const changes = new Map<string, ResourceInstanceChange>();
     for (const c of this.byNode.get(key) ?? []) if (c.deposedKey === undefined) changes.set(instanceAddrString(c.addr), c);
     const diags: Diagnostic[] = [];
-    // Started at most twice -parallelism at a time (runLimited): an instance's apply call then queues behind
-    // the second plans of a few instances, not of all of them.
+    // Started at most ctx.startLimit at a time (runLimited): an instance's apply call then queues behind the
+    // second plans of a few instances, not of all of them.
     const tasks: (() => Promise<boolean>)[] = [];
     for (const inst of this.ctx.instancesOf(n.path)) {
       const e = this.plan.uiMode === 'destroy' ? { kind: 'single' as const } : this.ctx.expand(inst, r.count, r.forEach, diags);
@@ -307,7 +307,7 @@ class Applier {
         );
       }
     }
-    const res = await runLimited(tasks, 2 * this.ctx.sem.n);
+    const res = await runLimited(tasks, this.ctx.startLimit);
     this.diagnostics.push(...diags);
     return res.every((x) => x) && !hasErr(diags);
   }
@@ -469,7 +469,7 @@ class Applier {
     const diags: Diagnostic[] = [];
     const results = await runLimited(
       changes.map((c) => () => this.destroyOne(c, n, diags)),
-      2 * this.ctx.sem.n,
+      this.ctx.startLimit,
     );
     this.diagnostics.push(...diags);
     return results.every((x) => x);
@@ -591,10 +591,10 @@ export async function runApply(plan: Plan, opts: ApplyOptions): Promise<ApplyRes
   }
   if (plan.uiMode === 'refresh-only') {
     // Nothing to apply: the refreshed state (and outputs) become the new state.
-    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { order: displayOrder(built.graph), concurrency: 2 * ap.ctx.sem.n });
+    await walk(built.graph, async (k, n) => (n.kind === 'resource' || n.kind === 'destroy' ? true : ap.exec(k, n)), { order: displayOrder(built.graph), concurrency: ap.ctx.startLimit });
   } else {
     // After a stop the walk goes on (Terraform's walker has no stop of its own); instances halt as they start.
-    await walk(built.graph, (k, n) => ap.exec(k, n), { order: displayOrder(built.graph), concurrency: 2 * ap.ctx.sem.n });
+    await walk(built.graph, (k, n) => ap.exec(k, n), { order: displayOrder(built.graph), concurrency: ap.ctx.startLimit });
   }
   // Root outputs no longer in configuration disappear.
   for (const name of [...ap.sync.state.outputs.keys()]) if (!opts.config.outputs.has(name)) ap.sync.setOutputValue(name, null);

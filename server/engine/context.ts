@@ -500,6 +500,14 @@ export interface ContextOptions {
 export class WalkContext {
   readonly diagnostics: Diagnostic[] = [];
   readonly sem: Semaphore;
+  /**
+   * How many nodes a walk, and how many instances a node, run at once: twice -parallelism, so that work between
+   * provider calls never leaves a semaphore slot idle, while not every instance holds its values at once
+   * (ARCHITECTURE.md, server/graph).
+   */
+  get startLimit(): number {
+    return 2 * this.sem.n;
+  }
   readonly providers = new Map<string, ProviderEntry>();
   readonly rootInstance: ModuleInstance;
   /** static module path -> its instances (filled by module expansion nodes) */

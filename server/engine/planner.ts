@@ -326,7 +326,7 @@ class Planner {
       return false;
     }
     const diags: Diagnostic[] = [];
-    // Started at most twice -parallelism at a time (runLimited; see ARCHITECTURE.md, server/graph).
+    // Started at most ctx.startLimit at a time (runLimited).
     const tasks: (() => Promise<boolean>)[] = [];
     // (PlanReuse: only a node whose whole effect is its values and changes is offered for reuse.)
     let reusable =
@@ -383,7 +383,7 @@ class Planner {
         );
       }
     }
-    const results = await runLimited(tasks, 2 * this.ctx.sem.n);
+    const results = await runLimited(tasks, this.ctx.startLimit);
     this.diagnostics.push(...diags);
     const ok = results.every((x) => x) && !hasErr(diags);
     if (reusable && ok && !diags.length) this.recordEffects(n);
@@ -1234,7 +1234,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
           return ok;
         }
       : (k: string, n: Node) => pl.exec(k, n);
-    await walk(built.graph, exec, { signal: opts.signal, order: displayOrder(built.graph), concurrency: 2 * pl.ctx.sem.n });
+    await walk(built.graph, exec, { signal: opts.signal, order: displayOrder(built.graph), concurrency: pl.ctx.startLimit });
     if (!hasErr(diags) || pl.changes.length) await pl.planStateOrphans();
   }
   if (pl.forgotten.length) {
