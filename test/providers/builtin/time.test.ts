@@ -219,6 +219,23 @@ check({
 });
 
 check({
+  scenario: 'time_sleep never wakes before create_duration (its wait ends by polling the clock, not on a millisecond timer that may fire early or late): 20 concurrent 15ms creates, each measured with performance.now.',
+  run: async (h) => {
+    const cfg = { create_duration: s('15ms') };
+    const p = await h.plan('time_sleep', null, cfg);
+    const elapsed = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const t0 = performance.now();
+        const r = await h.apply('time_sleep', null, p.planned, cfg);
+        return { ms: performance.now() - t0, diags: r.diagnostics.length };
+      }),
+    );
+    return [elapsed.filter((e) => e.ms < 15).length, elapsed.filter((e) => e.diags > 0).length];
+  },
+  want: [0, 0],
+});
+
+check({
   scenario: 'StopProvider (Ctrl-C) ends a time_sleep create or destroy delay early with the provider\'s context-canceled error.',
   run: async (h) => {
     const cfg = { create_duration: s('1h') };
