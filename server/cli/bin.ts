@@ -2,9 +2,9 @@
 //
 // The process ends once the event loop has nothing left to do ('beforeExit': every write, unlock, child
 // process and timer has finished), with process.exit: 'exit' listeners still run (the code cache is written
-// then), but Node's teardown of the heap is skipped. That teardown frees every page of the heap one by one and
-// cost 50-150 ms after a plan of 3,000 resources, for nothing: the operating system reclaims the memory anyway.
-import { flushOutput, processIO } from './io';
+// then), but Node's teardown of the heap is skipped: it frees the heap page by page, tens of milliseconds after a
+// large plan, for nothing (the operating system reclaims the memory anyway).
+import { processIO } from './io';
 import { main } from './main';
 import { BackendOpenError } from '../backends/registry';
 import { renderDiagnosticsView } from '../diags/render';
@@ -14,13 +14,11 @@ process.once('beforeExit', () => process.exit());
 
 main(process.argv.slice(2), processIO()).then(
   (code) => {
-    flushOutput();
     // As Terraform's main.go: a failed command reports the plugins that crashed (Ui.Error adds a newline).
     if (code !== 0) for (const p of pluginPanics()) process.stderr.write(p + '\n');
     process.exitCode = code;
   },
   (err: unknown) => {
-    flushOutput();
     // A backend that cannot be opened (init required, database unreachable) where a command did not catch it:
     // Terraform's diagnostics, exit 1.
     if (err instanceof BackendOpenError) {

@@ -21,52 +21,13 @@ export type Command = (args: string[], io: CliIO) => Promise<number>;
 
 export function processIO(cwd = process.cwd()): CliIO {
   return {
-    stdin: async () => {
-      flushOutput(); // a prompt is on screen before its answer is read
-      return readStdin();
-    },
+    stdin: readStdin,
     interactive: process.stdin.isTTY === true,
-    stdout: (s) => queueOutput(process.stdout, s),
-    stderr: (s) => queueOutput(process.stderr, s),
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
     cwd,
     env: process.env,
   };
-}
-
-// Output written during one turn of the event loop goes out as one write per stream: a plan of 3,000 resources
-// prints 3,000 "Refreshing state..." lines from as many callbacks, and a write per line cost more than the
-// lines' work (a system call and Node's stream machinery each). Order is kept across both streams (text for the
-// other stream first flushes what is pending), the queue is flushed after the turn (setImmediate), before
-// standard input is read, and when the process exits; nothing waits longer than the turn that wrote it.
-let pendingStream: NodeJS.WriteStream | undefined;
-let pending: string[] = [];
-let flushScheduled = false;
-let exitHooked = false;
-
-function queueOutput(stream: NodeJS.WriteStream, s: string): void {
-  if (s === '') return;
-  if (pendingStream !== stream) flushOutput();
-  pendingStream = stream;
-  pending.push(s);
-  if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flushOutput);
-    if (!exitHooked) {
-      exitHooked = true;
-      process.on('exit', flushOutput);
-    }
-  }
-}
-
-/** Writes out what processIO's stdout and stderr have queued, in order. */
-export function flushOutput(): void {
-  flushScheduled = false;
-  if (pendingStream === undefined) return;
-  const stream = pendingStream;
-  const text = pending.length === 1 ? pending[0] : pending.join('');
-  pendingStream = undefined;
-  pending = [];
-  stream.write(text);
 }
 
 let pipeConsumed = false;
