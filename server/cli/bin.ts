@@ -1,16 +1,9 @@
 // Process entry of dist/cli.js: runs the command line with the real process streams and sets the exit status.
-//
-// The process ends once the event loop has nothing left to do ('beforeExit': every write, unlock, child
-// process and timer has finished), with process.exit: 'exit' listeners still run (the code cache is written
-// then), but Node's teardown of the heap is skipped: it frees the heap page by page, tens of milliseconds after a
-// large plan, for nothing (the operating system reclaims the memory anyway).
 import { processIO } from './io';
 import { main } from './main';
 import { BackendOpenError } from '../backends/registry';
 import { renderDiagnosticsView } from '../diags/render';
 import { pluginPanics } from '../plugin/client/process';
-
-process.once('beforeExit', () => process.exit());
 
 main(process.argv.slice(2), processIO()).then(
   (code) => {
