@@ -485,6 +485,9 @@ function durationMatches(): Validator {
  */
 const POLL_MS = 2;
 
+/** The longest delay a Node timer takes (2^31-1 ms, about 24.8 days; longer ones fire after 1 ms): a longer wait re-arms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Waits `ms` (never less), ending early with Go's context error text when StopProvider aborts the signal. A timer
  * covers all but the last POLL_MS; then the deadline is checked once per turn of the event loop (setImmediate,
@@ -502,7 +505,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<string | undefined> {
       if (left <= 0) {
         signal.removeEventListener('abort', onAbort);
         resolve(undefined);
-      } else if (left > POLL_MS) timer = setTimeout(check, left - POLL_MS);
+      } else if (left > POLL_MS) timer = setTimeout(check, Math.min(left - POLL_MS, MAX_TIMER_MS));
       else immediate = setImmediate(check);
     };
     const onAbort = () => {
