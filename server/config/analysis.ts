@@ -71,6 +71,37 @@ export class ModuleAnalysis {
     return res;
   }
 
+  /**
+   * Runs the path of an edit `rounds` times without changing anything: one file of the directory gets a line
+   * break appended, is analysed, and is put back and analysed again. Meant for idle time after the first
+   * analysis: the first edits otherwise run before V8 has optimised the incremental path's code (measured on the
+   * bench workspace: the first six edits took 20-60 ms against 8-15 ms afterwards). The file is one the fast lane
+   * read without problems, and not one with an incrementally parsed document; afterwards the overlays, the
+   * documents and the results are as before. `stop` is asked before each round (true: stop priming).
+   */
+  async prime(rounds = 3, stop: () => boolean = () => false): Promise<void> {
+    let abs: string | undefined;
+    for (const [p, e] of this.cache) {
+      if (!e.fromTree && !e.diagnostics.length && p.endsWith('.tf') && !this.docs.has(p) && resolve(p, '..') === resolve(this.dir) && e.text === this.currentText(p)) {
+        abs = p;
+        break;
+      }
+    }
+    if (abs === undefined) return;
+    const had = this.overlays.get(abs);
+    const text = had ?? this.cache.get(abs)!.text;
+    for (let k = 0; k < rounds && !stop(); k++) {
+      this.overlays.set(abs, text + '\n');
+      try {
+        await this.analyze();
+      } finally {
+        if (had === undefined) this.overlays.delete(abs);
+        else this.overlays.set(abs, had);
+      }
+      await this.analyze();
+    }
+  }
+
   /** Forgets an overlay (the file reverts to its text on disk). */
   async revert(path: string): Promise<ValidateResult> {
     const abs = resolve(path);

@@ -63,7 +63,19 @@ export function serveAnalysis(engine: Engine): void {
   installWorkerProviders(); // the workspace's provider binaries, pooled (trusted workspaces only)
   const ready = engine.init();
   const overlaysByDir = new Map<string, Map<string, string>>();
-  port.on('message', async (req: Request) => {
+  // One thing at a time: the requests (the main side sends one at a time) and, after a directory's first
+  // analysis, its priming (Engine.prime), which stops before its next step once a request is waiting.
+  let chain: Promise<void> = Promise.resolve();
+  let waiting = 0;
+  const primed = new Set<string>();
+  port.on('message', (req: Request) => {
+    waiting++;
+    chain = chain.then(() => {
+      waiting--;
+      return handle(req);
+    });
+  });
+  const handle = async (req: Request): Promise<void> => {
     let res: Response;
     try {
       let overlays = overlaysByDir.get(req.dir);
@@ -80,7 +92,12 @@ export function serveAnalysis(engine: Engine): void {
       res = { id: req.id, failure: e instanceof Error ? (e.stack ?? e.message) : String(e) };
     }
     port.postMessage(res);
-  });
+    const prime = engine.prime;
+    if (prime && !('failure' in res) && !primed.has(req.dir)) {
+      primed.add(req.dir);
+      chain = chain.then(() => prime.call(engine, req.dir, () => waiting > 0)).catch(() => undefined);
+    }
+  };
 }
 
 interface Pending {

@@ -179,3 +179,44 @@ test('files on disk are read again when their stat changes, and a cycle appears 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('priming runs the edit path and leaves overlays, documents and results as they were', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-incr-prime-'));
+  const paths = [0, 1, 2].map((i) => join(dir, `f${i}.tf`));
+  paths.forEach((p, i) => writeFileSync(p, fileText(i)));
+  const a = new ModuleAnalysis(dir);
+  try {
+    await a.analyze();
+    // f1 broken through text changes (it keeps an incrementally parsed document), f2 with an unsaved edit.
+    await a.update(paths[1], [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '{' }]);
+    const edited = fileText(2).replace('default = 3', 'default = 4');
+    const before = await a.update(paths[2], edited);
+    assert.ok(before.diagnostics.length > 0, 'f1 has a syntax error');
+    const texts = paths.map((p) => a.currentText(p));
+
+    let asked = 0;
+    await a.prime(2, () => {
+      asked++;
+      return false;
+    });
+    assert.equal(asked, 2);
+    assert.deepEqual(paths.map((p) => a.currentText(p)), texts);
+    const after = await a.analyze();
+    assert.equal(norm(after), norm(before));
+    const full = await validateDirectory(dir, { overlays: new Map([[paths[1], texts[1]], [paths[2], texts[2]]]) });
+    assert.equal(norm(after), norm(full));
+    // The document of f1 is still the incrementally parsed one: a further change to it applies to its text.
+    const r = await a.update(paths[1], [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, text: '' }]);
+    assert.equal(norm(r), norm(await validateDirectory(dir, { overlays: new Map([[paths[2], texts[2]]]) })));
+
+    // A stop that says so after the first round: one round runs, and the texts are still as they were.
+    let rounds = 0;
+    await a.prime(5, () => rounds++ > 0);
+    assert.equal(rounds, 2);
+    assert.deepEqual(paths.map((p) => a.currentText(p)), [fileText(0), fileText(1), texts[2]]);
+  } finally {
+    a.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
