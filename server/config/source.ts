@@ -90,13 +90,25 @@ export class SourceText {
     return p;
   }
 
+  /** The line of the last position computed: positions are mostly asked for in text order. */
+  private lastLine = 0;
+
   private computePos(index: number): Pos {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.lineStarts[mid] <= index) lo = mid;
-      else hi = mid - 1;
+    const starts = this.lineStarts;
+    let lo = this.lastLine;
+    // The same line as the last position, or the next one; else a binary search.
+    if (!(starts[lo] <= index && (lo + 1 === starts.length || index < starts[lo + 1]))) {
+      if (lo + 2 <= starts.length && starts[lo + 1] <= index && (lo + 2 === starts.length || index < starts[lo + 2])) lo++;
+      else {
+        lo = 0;
+        let hi = starts.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (starts[mid] <= index) lo = mid;
+          else hi = mid - 1;
+        }
+      }
+      this.lastLine = lo;
     }
     const ls = this.lineStarts[lo];
     if (this.naPos.length === 0) return { line: lo + 1, column: 1 + index - ls, byte: this.lineBytes[lo] + index - ls };
