@@ -663,6 +663,8 @@ export function tooDeepDiagnostic(subject: Range): Diagnostic {
 }
 
 const BINARY_LEVELS: BinaryOp[][] = [['||'], ['&&'], ['==', '!='], ['<', '>', '<=', '>='], ['+', '-'], ['*', '/', '%']];
+/** Each binary operator's precedence: its index in BINARY_LEVELS (higher binds tighter). */
+const BINARY_LEVEL = new Map<string, number>(BINARY_LEVELS.flatMap((ops, level) => ops.map((op) => [op, level] as const)));
 
 /** Thrown to unwind the parser after a reported error. Not an Error: capturing a stack trace costs more than the parse. */
 class ParseAbort {}
@@ -913,13 +915,17 @@ class Parser {
     return { kind: 'conditional', cond, trueExpr: t, falseExpr: f, range: this.span(cond.range, f.range) };
   }
 
-  private parseBinary(level: number): Expr {
-    if (level >= BINARY_LEVELS.length) return this.parseUnary();
-    const ops = BINARY_LEVELS[level];
-    let lhs = this.parseBinary(level + 1);
+  /**
+   * Operators of precedence `minLevel` and higher, left-associative (precedence climbing: one call per operand
+   * instead of one per level).
+   */
+  private parseBinary(minLevel: number): Expr {
+    let lhs = this.parseUnary();
     for (;;) {
       const t = this.peek();
-      if (t.type !== 'op' || !ops.includes(t.text as BinaryOp)) return lhs;
+      if (t.type !== 'op') return lhs;
+      const level = BINARY_LEVEL.get(t.text);
+      if (level === undefined || level < minLevel) return lhs;
       this.next();
       const rhs = this.parseBinary(level + 1);
       lhs = { kind: 'binary', op: t.text as BinaryOp, lhs, rhs, range: this.span(lhs.range, rhs.range) };
