@@ -112,6 +112,17 @@ export class DiagnosticsScheduler {
     }
   }
 
+  /**
+   * Resolves when no analysis of `dir` is running or scheduled (at once when none is; also when the directory
+   * is forgotten or the scheduler disposed). The preview plan waits for it: diagnostics come first, and the
+   * two would otherwise share the machine's cores while the user waits for both.
+   */
+  settled(dir: string): Promise<void> {
+    const st = this.dirs.get(dir);
+    if (!st || this.disposed || (!st.running && !st.timer)) return Promise.resolve();
+    return new Promise<void>((resolve) => st.waiters.push(resolve));
+  }
+
   /** Pull mode: the current diagnostics of `uri`, waiting for a pending or running analysis to finish. */
   async pull(uri: string, token?: CancellationToken): Promise<Diagnostic[]> {
     const doc = this.documents.get(uri);

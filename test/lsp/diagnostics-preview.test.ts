@@ -137,3 +137,44 @@ test('pull: a pull answers the merged result; a change to an already pulled docu
     f.documents.disposeAll();
   }
 });
+
+test('settled: resolves at once when idle, else when the directory\'s scheduled and running analyses are over', async () => {
+  await initParser();
+  let release: (() => void) | undefined;
+  let analyses = 0;
+  const engine: Engine = {
+    init: initParser,
+    analyzeDirectory: async () => {
+      analyses++;
+      await new Promise<void>((r) => (release = r));
+      return { diagnostics: new Map(), general: [] };
+    },
+    format: () => undefined,
+  };
+  const documents = new OpenDocuments();
+  const sched = new DiagnosticsScheduler(
+    engine,
+    documents,
+    { publish: () => undefined, refresh: () => undefined, status: () => undefined },
+    { info: () => undefined, error: (m) => assert.fail(m) },
+  );
+  sched.debounceMs = 0;
+  try {
+    let done = false;
+    await sched.settled(DIR); // nothing known of the directory
+    sched.changed(documents.open(uri(A), 'terraform', 1, 'a {}\n'));
+    const waiting = sched.settled(DIR).then(() => (done = true));
+    // Scheduled, then running: not settled.
+    for (let i = 0; i < 200 && !release; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(analyses, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(done, false);
+    release!();
+    await waiting;
+    assert.equal(done, true);
+    await sched.settled(DIR); // idle again: at once
+  } finally {
+    release?.();
+    sched.dispose();
+  }
+});

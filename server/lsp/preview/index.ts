@@ -246,7 +246,12 @@ class PreviewController {
     if (st.timer) clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      void this.preview(dir);
+      // After the directory's analysis (DiagnosticsScheduler.settled); a newer schedule or a forget meanwhile
+      // takes over.
+      const seq = st.seq;
+      void this.session.diagnostics.settled(dir).then(() => {
+        if (this.dirs.get(dir) === st && st.seq === seq && !st.timer) void this.preview(dir);
+      });
     }, Math.max(0, delay));
   }
 
