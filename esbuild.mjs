@@ -23,38 +23,38 @@ copyFileSync('node_modules/@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-ter
 
 await Promise.all([
   esbuild.build({ ...common, entryPoints: ['client/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
-  esbuild.build({ ...common, entryPoints: ['server/lsp/main.ts'], outfile: 'dist/server.js' }),
-  buildCli(),
+  buildWrapped('server', 'server/lsp/main.ts', 'dist/server.js'),
+  buildWrapped('cli', 'server/cli/bin.ts', 'dist/cli.js'),
   esbuild.build({ ...common, entryPoints: ['test/bench/bench.ts'], outfile: 'dist/bench.js' }),
 ]);
 
-// dist/cli.js: the command line wrapped in a CommonJS function expression, as a comment that server/cli/loader.ts
-// compiles with a V8 code cache keyed by the bundle's hash (see loader.ts for the invariants). The wrapper adds no
-// line, so stack positions are the bundle's own; dist/cli.js.map maps the bundle.
-async function buildCli() {
-  const cli = await esbuild.build({ ...common, entryPoints: ['server/cli/bin.ts'], outfile: 'dist/cli.js', write: false });
-  const code = cli.outputFiles.find((f) => f.path.endsWith('.js')).text;
-  const map = cli.outputFiles.find((f) => f.path.endsWith('.map'));
+// dist/cli.js and dist/server.js: the bundle wrapped in a CommonJS function expression, as a comment that
+// server/loader.ts compiles with a V8 code cache keyed by the bundle's hash (see loader.ts for the invariants). The
+// wrapper adds no line, so stack positions are the bundle's own; the .js.map file maps the bundle.
+async function buildWrapped(kind, entry, out) {
+  const built = await esbuild.build({ ...common, entryPoints: [entry], outfile: out, write: false });
+  const code = built.outputFiles.find((f) => f.path.endsWith('.js')).text;
+  const map = built.outputFiles.find((f) => f.path.endsWith('.map'));
   // esbuild escapes non-ASCII characters everywhere but in comments; escaping the rest keeps the file ASCII.
   const ascii = code.replace(/[^\x00-\x7f]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
   // A vm.Script has no loader for import() on Node 20: web-tree-sitter's two imports of Node built-ins become
   // require through the loader's __foresightImport (any other import() fails the build, to be looked at).
   const imports = [];
   const body = ascii.replace(/\bimport\(("[^"]+")\)/g, (_, spec) => (imports.push(JSON.parse(spec)), `__foresightImport(${spec})`));
-  if (imports.sort().join() !== 'fs/promises,module') throw new Error(`cli bundle: unexpected dynamic imports ${imports.join()}`);
+  if (imports.sort().join() !== 'fs/promises,module') throw new Error(`${kind} bundle: unexpected dynamic imports ${imports.join()}`);
   const source = '(function (exports, require, module, __filename, __dirname, __foresightImport) {' + body + '\n})';
   const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const close = ['*~/', '*#/', '*@~/', '*~@#/'].find((c) => !source.includes(c));
-  if (!close) throw new Error('cli bundle: no free comment-terminator escape');
-  const loader = await esbuild.build({ ...common, sourcemap: false, banner: {}, entryPoints: ['server/cli/loader.ts'], write: false, outfile: 'dist/cli.js' });
+  if (!close) throw new Error(`${kind} bundle: no free comment-terminator escape`);
+  const loader = await esbuild.build({ ...common, sourcemap: false, banner: {}, entryPoints: ['server/loader.ts'], write: false, outfile: out });
   const num = (n) => String(n).padStart(10, ' ');
-  const header = (start, end) => `const __foresightCli = { hash: ${JSON.stringify(hash)}, close: ${JSON.stringify(close)}, start: ${num(start)}, end: ${num(end)} };\n`;
+  const header = (start, end) => `const __foresightWrapped = { kind: ${JSON.stringify(kind)}, hash: ${JSON.stringify(hash)}, close: ${JSON.stringify(close)}, start: ${num(start)}, end: ${num(end)} };\n`;
   // The bundle is a comment inside a function that never runs: the loader takes it from the function's source text
   // (V8 holds it already) instead of reading the 4 MB file a second time.
   const holder = 'function __foresightBundle() {/*';
   const escaped = source.replaceAll('*/', close);
   // Renamed into place: a run starting while dist/ is rebuilt reads the old file or the new one, never half of one.
-  writeFileSync(`dist/cli.js.${process.pid}.tmp`, header(holder.length, holder.length + escaped.length) + loader.outputFiles[0].text + holder + escaped + '*/}\n');
-  renameSync(`dist/cli.js.${process.pid}.tmp`, 'dist/cli.js');
-  writeFileSync('dist/cli.js.map', map.contents);
+  writeFileSync(`${out}.${process.pid}.tmp`, header(holder.length, holder.length + escaped.length) + loader.outputFiles[0].text + holder + escaped + '*/}\n');
+  renameSync(`${out}.${process.pid}.tmp`, out);
+  writeFileSync(`${out}.map`, map.contents);
 }

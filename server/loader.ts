@@ -1,21 +1,26 @@
-// The outer layer of dist/cli.js: compiles the command line's bundle with a V8 code cache, so a run does not
-// pay for parsing and compiling 4 MB of JavaScript again (Node 20 has no module.enableCompileCache).
+// The outer layer of dist/cli.js and dist/server.js: compiles the bundle with a V8 code cache, so a start does not
+// pay for parsing and compiling 4 MB of JavaScript again (Node 20 has no module.enableCompileCache). The language
+// server pays it three times at every start: its main thread and its two worker threads (analysis, preview) each
+// load dist/server.js.
 //
-// esbuild.mjs builds the command line (server/cli/bin.ts), wraps it in a CommonJS function expression and writes
-// dist/cli.js as a header (`__foresightCli`), this file's bundle, and the command line in a block comment. The file
-// stays self-contained: a copy of dist/cli.js (and the .wasm files beside it) runs anywhere.
+// esbuild.mjs builds each bundle (server/cli/bin.ts, server/lsp/main.ts), wraps it in a CommonJS function
+// expression and writes the file as a header (`__foresightWrapped`), this file's bundle, and the bundle in a block
+// comment. The file stays self-contained: a copy of it (and the .wasm files beside it) runs anywhere.
 //
-// The cache: <cache dir>/foresight/cli-<bundle hash>-<verb>-<node version>-<arch>.v8cache, where the cache dir is
-// $XDG_CACHE_HOME or ~/.cache (FORESIGHT_CODE_CACHE_DIR overrides it; FORESIGHT_CODE_CACHE=0 turns the cache
-// off). The file is a 16-byte header (magic "FCV2", payload length, the first 8 bytes of the payload's SHA-1) and
-// V8's cached data.
+// The cache: <cache dir>/foresight/<kind>-<bundle hash>-<variant>-<node version>-<arch>.v8cache, where kind is `cli`
+// or `server`, the variant is the command line's verb or the server thread's role (`main`, or the worker's
+// workerData.role), and the cache dir is $XDG_CACHE_HOME or ~/.cache (FORESIGHT_CODE_CACHE_DIR overrides it;
+// FORESIGHT_CODE_CACHE=0 turns the cache off). The file is a 16-byte header (magic "FCV2", payload length, the first
+// 8 bytes of the payload's SHA-1) and V8's cached data.
 //
 // Invariants:
 // - A missing, stale, truncated or corrupt cache is ignored (our checksum, then V8's own version, flag and length
 //   checks); the run compiles from source and behaves exactly as without a cache. No cache error is ever shown.
-// - The cache is written only when the run did not use one, after the command finished (so it holds the
-//   functions the command compiled), to a temporary file renamed into place: readers see a whole file or none.
-//   Caches of other builds unused for an hour are removed then.
+// - The cache is written only when the run did not use one, to a temporary file renamed into place: readers see a
+//   whole file or none. The command line writes it after the command finished (so it holds the functions the
+//   command compiled); a server thread, which runs until it is stopped, writes it WRITE_AFTER_MS after its start
+//   (FORESIGHT_CODE_CACHE_WRITE_MS overrides it), by when a cold open has compiled the functions an analysis
+//   needs. Caches of other builds unused for an hour are removed then.
 // - The bundle has no dynamic import(): a vm.Script has no module loader for them on Node 20 without
 //   --experimental-vm-modules, so esbuild.mjs rewrites web-tree-sitter's two imports of Node built-ins to
 //   __foresightImport, a require that resolves asynchronously as import() does.
@@ -27,6 +32,10 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { isMainThread, workerData } from 'node:worker_threads';
+
+/** When a server thread writes its cache (see the invariants). */
+const WRITE_AFTER_MS = 20_000;
 
 /**
  * Written by esbuild.mjs at the top of dist/cli.js. The bundle is the block comment that is the whole body of
@@ -36,7 +45,7 @@ import { Script } from 'node:vm';
  * scan, not a parse, when the file is loaded, and the function's source text comes from the script V8 already
  * holds, so the file is read once.
  */
-declare const __foresightCli: { hash: string; close: string; start: number; end: number };
+declare const __foresightWrapped: { kind: 'cli' | 'server'; hash: string; close: string; start: number; end: number };
 declare function __foresightBundle(): void;
 
 const MAGIC = 0x46435632; // "FCV2"
@@ -54,10 +63,11 @@ function cacheFile(env: NodeJS.ProcessEnv): string | undefined {
     if (!base) return undefined;
     dir = join(base, 'foresight');
   }
-  // One cache per verb: a cache holds the functions its run compiled, and `version` compiles few of plan's.
-  const verb = process.argv.slice(2).find((a) => !a.startsWith('-')) ?? '';
-  const v = /^[a-z][a-z-]{0,19}$/.test(verb) ? verb : 'other';
-  return join(dir, `cli-${__foresightCli.hash}-${v}-${process.version}-${process.arch}.v8cache`);
+  // One cache per verb or thread: a cache holds the functions its run compiled, and `version` compiles few of plan's.
+  const w = __foresightWrapped;
+  const variant = w.kind === 'cli' ? (process.argv.slice(2).find((a) => !a.startsWith('-')) ?? '') : isMainThread ? 'main' : String((workerData as { role?: unknown } | null)?.role ?? 'worker');
+  const v = /^[a-z][a-z-]{0,19}$/.test(variant) ? variant : 'other';
+  return join(dir, `${w.kind}-${w.hash}-${v}-${process.version}-${process.arch}.v8cache`);
 }
 
 function readCache(file: string): Buffer | undefined {
@@ -99,7 +109,8 @@ function writeCache(file: string, data: Buffer): void {
 }
 
 function bundleSource(): string {
-  return Function.prototype.toString.call(__foresightBundle).slice(__foresightCli.start, __foresightCli.end).replaceAll(__foresightCli.close, '*/');
+  const w = __foresightWrapped;
+  return Function.prototype.toString.call(__foresightBundle).slice(w.start, w.end).replaceAll(w.close, '*/');
 }
 
 /** Removes caches of other builds not used for an hour (each build leaves its own; this bounds the directory). */
@@ -107,7 +118,8 @@ function removeStale(file: string): void {
   const dir = dirname(file);
   const now = Date.now();
   for (const f of readdirSync(dir)) {
-    if (!/^cli-[0-9a-f]{16}-.*\.v8cache(\..*\.tmp)?$/.test(f) || f.startsWith(`cli-${__foresightCli.hash}-`)) continue;
+    const own = `${__foresightWrapped.kind}-`;
+    if (!f.startsWith(own) || !/^[a-z]+-[0-9a-f]{16}-.*\.v8cache(\..*\.tmp)?$/.test(f) || f.startsWith(`${own}${__foresightWrapped.hash}-`)) continue;
     try {
       if (now - statSync(join(dir, f)).mtimeMs > 3_600_000) unlinkSync(join(dir, f));
     } catch {
@@ -128,13 +140,20 @@ try {
   script = new Script(source, { filename: __filename });
 }
 if (file && (!cached || script.cachedDataRejected)) {
-  process.once('exit', () => {
+  let written = false;
+  const write = () => {
+    if (written) return;
+    written = true;
     try {
       writeCache(file, script.createCachedData());
     } catch {
       // a cache is an optimisation only
     }
-  });
+  };
+  if (__foresightWrapped.kind === 'server') {
+    const ms = Number(process.env.FORESIGHT_CODE_CACHE_WRITE_MS);
+    setTimeout(write, Number.isFinite(ms) && ms >= 0 ? ms : WRITE_AFTER_MS).unref();
+  } else process.once('exit', write);
 }
 const foresightImport = (spec: string): Promise<unknown> => Promise.resolve().then(() => require(spec) as unknown);
 (script.runInThisContext() as (e: unknown, r: NodeRequire, m: NodeModule, f: string, d: string, i: typeof foresightImport) => void)(
