@@ -14,8 +14,9 @@
 // workspace is untrusted); a provider the factory does not have is skipped silently (init reports it).
 //
 // Results are cached per resource body: a body of an unchanged file (the same object, config/load.ts
-// FileCache) whose references read only what has not changed (variable declarations, locals, resources,
-// count/each) reuses its diagnostics, so an edit re-validates only the edited file's resources.
+// FileCache) reuses its diagnostics while what it can read reads the same (moduleKey: the texts of local values
+// and variable types, the resources declared with their count/for_each; module outputs and file or clock
+// functions are never cached), so an edit of a resource re-validates only the edited file's resources.
 // Consumers: the language server (server/lsp/engine.ts). Sibling of index.ts's resourceSchemaDiagnostics
 // (structure only, for plans stopped early).
 
@@ -62,13 +63,7 @@ interface Cached {
 }
 /** Per body: the key of what its result depends on, and the result (see the module comment). */
 const bodyCache = new WeakMap<Body, Cached>();
-const objectIds = new WeakMap<object, number>();
 let lastId = 0;
-function idOf(o: object): number {
-  let id = objectIds.get(o);
-  if (id === undefined) objectIds.set(o, (id = ++lastId));
-  return id;
-}
 /** Functions whose result depends on more than their arguments (files, time): never cached. */
 const IMPURE = /file|template|timestamp|uuid|plantimestamp/;
 
@@ -141,7 +136,7 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
     for (const v of m.variables.values()) values.set(v.name, Value.unknown(variableType(v)));
     const sink: Diagnostic[] = [];
     const ev = new ModuleEvaluator(m, { values, valueRanges: new Map() }, { cwd: opts.cwd, workspace: 'default' }, sink, addr);
-    const moduleKey = `${opts.cwd}\u0000${addr}\u0000${localsKey(m)}`;
+    const mk = moduleKey(m, opts.cwd, addr);
     const fqns = new Map<string, string>();
     const fqnOf = (local: string) => {
       let f = fqns.get(local);
@@ -169,7 +164,7 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
       const fqn = fqnOf(resourceProviderLocal(r).local);
       const e = schemas.get(fqn);
       if (!e) continue;
-      const key = cacheKey(r, m, `${fqn}\u0000${moduleKey}`);
+      const key = cacheKey(r, m, `${fqn}\u0000${mk}`);
       const c = key === undefined ? undefined : bodyCache.get(r.config);
       if (c && c.key === key) {
         for (const d of c.diags) out.push(d);
@@ -205,8 +200,8 @@ async function validateResource(
 ): Promise<Diagnostic[]> {
   const managed = r.mode === 'managed';
   const schema = managed ? ps.resourceTypes[r.type] : ps.dataSources[r.type];
-  const display = displayProvider(fqn);
   if (!schema) {
+    const display = displayProvider(fqn);
     let suggestion = '';
     if (managed && ps.dataSources[r.type])
       suggestion = `\n\nDid you intend to use the data source ${JSON.stringify(r.type)}? If so, declare this using a "data" block instead of a "resource" block.`;
@@ -265,16 +260,40 @@ function levenshtein(a: string, b: string): number {
 
 // ---- caching ---------------------------------------------------------------------------------------------
 
-/** The identity of the module's locals (their expressions; unchanged files keep the same objects). */
-const localsKeys = new WeakMap<Module, string>();
-function localsKey(m: Module): string {
-  let k = localsKeys.get(m);
-  if (k === undefined) {
-    k = [...m.locals.values()].map((l) => `${l.name}:${idOf(l.expr)}`).join(',');
-    for (const v of m.variables.values()) k += `;${v.name}:${v.typeExpr ? idOf(v.typeExpr) : 'd'}`;
-    localsKeys.set(m, k);
+/**
+ * What a module's bodies can read besides their own text, as a small number: every local value's name and
+ * expression text, every variable's name and type constraint text, and every resource's address and whether it
+ * has count or for_each. Texts, not objects: an edit re-parses its file, and its locals and variables, new objects,
+ * read the same. Equal descriptions get the same number (one hash of the description per module and analysis,
+ * and a per-resource key of a few characters).
+ */
+const moduleKeys = new WeakMap<Module, number>();
+const moduleKeyIds = new Map<string, number>();
+function moduleKey(m: Module, cwd: string, addr: string): number {
+  let id = moduleKeys.get(m);
+  if (id !== undefined) return id;
+  const parts: string[] = [cwd, addr];
+  const text = (s: string) => parts.push(`${s.length}:${s}`);
+  for (const l of m.locals.values()) {
+    text(l.name);
+    text(l.expr.text);
   }
-  return k;
+  parts.push('|');
+  for (const v of m.variables.values()) {
+    text(v.name);
+    text(v.typeExpr?.text ?? '');
+  }
+  parts.push('|');
+  for (const r of m.resources) parts.push(`${r.mode}.${r.type}.${r.name}${r.count ? '#' : ''}${r.forEach ? '%' : ''}`);
+  const k = parts.join('\u0000');
+  id = moduleKeyIds.get(k);
+  if (id === undefined) {
+    // Bounded; numbers are never reused, so a description seen again after a clear only misses the cache.
+    if (moduleKeyIds.size >= 64) moduleKeyIds.clear();
+    moduleKeyIds.set(k, (id = ++lastId));
+  }
+  moduleKeys.set(m, id);
+  return id;
 }
 
 /** What a body's expressions read, found once per body object (bodies are never modified). */

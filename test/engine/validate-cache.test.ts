@@ -1,0 +1,73 @@
+// The provider validation's per-body cache (server/engine/validate.ts): after an edit, only the bodies that can read
+// something different are validated again. An edit of one resource's attribute re-validates that file's resources
+// only, also when the module has local values and typed variables in every file (their expressions are re-parsed
+// with the file: the cache compares their texts); an edit of a local value's text re-validates the bodies again,
+// and their diagnostics follow the new value.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModuleAnalysis } from '../../server/config/analysis';
+import { providerValidationDiagnostics } from '../../server/engine/validate';
+import { startBuiltinProvider } from '../../server/providers/builtin';
+import type { Provider } from '../../server/providers/provider';
+import { initParser } from '../../server/syntax/treesitter';
+
+const RANDOM = 'registry.terraform.io/hashicorp/random';
+
+function fileText(i: number, length: string): string {
+  return [
+    `variable "v${i}" {\n  type    = number\n  default = ${i}\n}\n`,
+    `locals {\n  n${i} = ${length}\n}\n`,
+    `resource "random_string" "a${i}" {\n  length  = local.n${i}\n  special = false\n}\n`,
+    `resource "random_string" "b${i}" {\n  length = var.v${i} + 3\n}\n`,
+  ].join('\n');
+}
+
+test('an edit re-validates only the bodies that can read something different', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-validate-cache-'));
+  const real = startBuiltinProvider(RANDOM)!;
+  let calls = 0;
+  const counting: Provider = Object.create(real, {
+    validateResourceConfig: {
+      value: (req: Parameters<Provider['validateResourceConfig']>[0]) => {
+        calls++;
+        return real.validateResourceConfig(req);
+      },
+    },
+  });
+  const providers = (fqn: string) => (fqn === RANDOM ? counting : undefined);
+  const paths = [0, 1, 2].map((i) => join(dir, `f${i}.tf`));
+  paths.forEach((p, i) => writeFileSync(p, fileText(i, '8')));
+  const a = new ModuleAnalysis(dir);
+  const validate = async () => {
+    const r = await a.analyze();
+    assert.deepEqual(r.diagnostics, []);
+    calls = 0;
+    const diags = await providerValidationDiagnostics(r.module!, { providers, cwd: dir });
+    return { calls, summaries: diags.map((d) => `${d.subject?.filename}: ${d.summary}`) };
+  };
+  try {
+    assert.deepEqual(await validate(), { calls: 6, summaries: [] });
+    assert.deepEqual(await validate(), { calls: 0, summaries: [] }, 'nothing changed');
+
+    // One attribute of one resource: that file's two resources (its bodies are new objects), not the others.
+    await a.update(paths[1], fileText(1, '8').replace('special = false', 'special = true'));
+    assert.deepEqual(await validate(), { calls: 2, summaries: [] });
+
+    // A local value's text: every body may read it.
+    await a.update(paths[2], fileText(2, '"eight"'));
+    const changed = await validate();
+    assert.equal(changed.calls, 5, 'f0 and f1 again, and f2 (new bodies) but for a2, which does not decode');
+    assert.deepEqual(changed.summaries, ['f2.tf: Incorrect attribute value type']);
+
+    // Back: the error goes.
+    await a.update(paths[2], fileText(2, '8'));
+    assert.deepEqual(await validate(), { calls: 6, summaries: [] });
+  } finally {
+    a.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
