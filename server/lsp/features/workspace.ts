@@ -82,15 +82,21 @@ export class Workspace {
   roots: string[] = [];
 
   constructor(readonly session: Session) {
-    // Documents opened in a burst (a client restoring its tabs) are indexed once the burst is over, in
-    // slices, so that the first completion does not parse the whole module.
+    // Documents opened in a burst (a client restoring its tabs) are indexed once the burst is over and the
+    // directory's analysis is done, in slices, so that the first completion does not parse the whole module.
     session.documents.onOpen((doc) => {
       const dir = doc.dir;
       if (dir === undefined) return;
       clearTimeout(this.prefetch.get(dir));
       const t = setTimeout(() => {
-        this.prefetch.delete(dir);
-        void this.ready(dir, true);
+        // After the directory's analysis (diagnostics first): on two cores, the parse of a large module here and
+        // the analysis in its worker slowed each other down. A request that needs the index meanwhile indexes
+        // what it needs itself (ready without `background`).
+        void this.session.diagnostics.settled(dir).then(() => {
+          if (this.prefetch.get(dir) !== t) return; // documents opened since: a newer prefetch is scheduled
+          this.prefetch.delete(dir);
+          void this.ready(dir, true);
+        });
       }, PREFETCH_DELAY_MS);
       t.unref();
       this.prefetch.set(dir, t);
