@@ -267,11 +267,11 @@ function levenshtein(a: string, b: string): number {
  * read the same. Equal descriptions get the same number (one hash of the description per module and analysis,
  * and a per-resource key of a few characters).
  */
-const moduleKeys = new WeakMap<Module, number>();
+const moduleKeys = new WeakMap<Module, { cwd: string; addr: string; id: number }>();
 const moduleKeyIds = new Map<string, number>();
 function moduleKey(m: Module, cwd: string, addr: string): number {
-  let id = moduleKeys.get(m);
-  if (id !== undefined) return id;
+  const known = moduleKeys.get(m);
+  if (known && known.cwd === cwd && known.addr === addr) return known.id;
   const parts: string[] = [cwd, addr];
   const text = (s: string) => parts.push(`${s.length}:${s}`);
   for (const l of m.locals.values()) {
@@ -286,13 +286,13 @@ function moduleKey(m: Module, cwd: string, addr: string): number {
   parts.push('|');
   for (const r of m.resources) parts.push(`${r.mode}.${r.type}.${r.name}${r.count ? '#' : ''}${r.forEach ? '%' : ''}`);
   const k = parts.join('\u0000');
-  id = moduleKeyIds.get(k);
+  let id = moduleKeyIds.get(k);
   if (id === undefined) {
     // Bounded; numbers are never reused, so a description seen again after a clear only misses the cache.
     if (moduleKeyIds.size >= 64) moduleKeyIds.clear();
     moduleKeyIds.set(k, (id = ++lastId));
   }
-  moduleKeys.set(m, id);
+  moduleKeys.set(m, { cwd, addr, id });
   return id;
 }
 

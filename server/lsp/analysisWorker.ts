@@ -70,10 +70,13 @@ export function serveAnalysis(engine: Engine): void {
   const primed = new Set<string>();
   port.on('message', (req: Request) => {
     waiting++;
-    chain = chain.then(() => {
-      waiting--;
-      return handle(req);
-    });
+    // A step that fails must not stop the ones after it (handle answers its own failures).
+    chain = chain
+      .then(() => {
+        waiting--;
+        return handle(req);
+      })
+      .catch(() => undefined);
   });
   const handle = async (req: Request): Promise<void> => {
     let res: Response;
@@ -91,7 +94,13 @@ export function serveAnalysis(engine: Engine): void {
     } catch (e) {
       res = { id: req.id, failure: e instanceof Error ? (e.stack ?? e.message) : String(e) };
     }
-    port.postMessage(res);
+    try {
+      port.postMessage(res);
+    } catch (e) {
+      // A result that cannot be sent (not cloneable) is answered as a failure, so the caller does not wait for it.
+      res = { id: req.id, failure: `the analysis result could not be sent: ${e instanceof Error ? e.message : String(e)}` };
+      port.postMessage(res);
+    }
     const prime = engine.prime;
     if (prime && !('failure' in res) && !primed.has(req.dir)) {
       primed.add(req.dir);
