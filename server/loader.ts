@@ -38,12 +38,12 @@ import { isMainThread, workerData } from 'node:worker_threads';
 const WRITE_AFTER_MS = 20_000;
 
 /**
- * Written by esbuild.mjs at the top of dist/cli.js and dist/server.js. The bundle is the block comment that is the whole body of
- * `__foresightBundle` (a function that never runs, last in the file): characters [start, end) of that function's
- * source text (all ASCII: non-ASCII characters, which esbuild leaves only in comments, are written as \u escapes),
- * with each comment terminator written as `close` (a sequence the bundle does not contain). A comment costs V8 a
- * scan, not a parse, when the file is loaded, and the function's source text comes from the script V8 already
- * holds, so the file is read once.
+ * Written by esbuild.mjs at the top of dist/cli.js and dist/server.js. The bundle is the block comment that is the
+ * whole body of `__foresightBundle` (a function that never runs, last in the file): characters [start, end) of that
+ * function's source text (all ASCII: non-ASCII characters, which esbuild leaves only in comments, are written as \u
+ * escapes), with each comment terminator written as `close` (a sequence the bundle does not contain). A comment
+ * costs V8 a scan, not a parse, when the file is loaded, and the function's source text comes from the script V8
+ * already holds, so the file is read once.
  */
 declare const __foresightWrapped: { kind: 'cli' | 'server'; hash: string; close: string; start: number; end: number };
 declare function __foresightBundle(): void;
