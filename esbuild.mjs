@@ -21,6 +21,9 @@ mkdirSync('dist', { recursive: true });
 copyFileSync('node_modules/web-tree-sitter/web-tree-sitter.wasm', 'dist/web-tree-sitter.wasm');
 copyFileSync('node_modules/@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-terraform.wasm', 'dist/tree-sitter-terraform.wasm');
 
+// The code-cache loader that heads both wrapped bundles (built once; its output does not depend on the bundle).
+const loaderBuild = esbuild.build({ ...common, sourcemap: false, banner: {}, entryPoints: ['server/loader.ts'], write: false, outfile: 'dist/loader.js' });
+
 await Promise.all([
   esbuild.build({ ...common, entryPoints: ['client/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
   buildWrapped('server', 'server/lsp/main.ts', 'dist/server.js'),
@@ -46,7 +49,7 @@ async function buildWrapped(kind, entry, out) {
   const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const close = ['*~/', '*#/', '*@~/', '*~@#/'].find((c) => !source.includes(c));
   if (!close) throw new Error(`${kind} bundle: no free comment-terminator escape`);
-  const loader = await esbuild.build({ ...common, sourcemap: false, banner: {}, entryPoints: ['server/loader.ts'], write: false, outfile: out });
+  const loader = await loaderBuild;
   const num = (n) => String(n).padStart(10, ' ');
   const header = (start, end) => `const __foresightWrapped = { kind: ${JSON.stringify(kind)}, hash: ${JSON.stringify(hash)}, close: ${JSON.stringify(close)}, start: ${num(start)}, end: ${num(end)} };\n`;
   // The bundle is a comment inside a function that never runs: the loader takes it from the function's source text

@@ -140,10 +140,7 @@ try {
   script = new Script(source, { filename: __filename });
 }
 if (file && (!cached || script.cachedDataRejected)) {
-  let written = false;
   const write = () => {
-    if (written) return;
-    written = true;
     try {
       writeCache(file, script.createCachedData());
     } catch {

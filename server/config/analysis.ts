@@ -9,7 +9,7 @@
 // validate.ts (the one-shot entry point), load.ts.
 
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { applyTextChanges, ParsedDocument, type TextChange } from '../syntax/document';
 import { initParser, type Tree } from '../syntax/treesitter';
 import type { DiskTexts, FileCache } from './load';
@@ -80,16 +80,18 @@ export class ModuleAnalysis {
    * documents and the results are as before. `stop` is asked before each round (true: stop priming).
    */
   async prime(rounds = 3, stop: () => boolean = () => false): Promise<void> {
+    const dir = resolve(this.dir);
     let abs: string | undefined;
+    let text = '';
     for (const [p, e] of this.cache) {
-      if (!e.fromTree && !e.diagnostics.length && p.endsWith('.tf') && !this.docs.has(p) && resolve(p, '..') === resolve(this.dir) && e.text === this.currentText(p)) {
+      if (!e.fromTree && !e.diagnostics.length && p.endsWith('.tf') && !this.docs.has(p) && dirname(p) === dir && e.text === this.currentText(p)) {
         abs = p;
+        text = e.text;
         break;
       }
     }
     if (abs === undefined) return;
     const had = this.overlays.get(abs);
-    const text = had ?? this.cache.get(abs)!.text;
     for (let k = 0; k < rounds && !stop(); k++) {
       this.overlays.set(abs, text + '\n');
       try {

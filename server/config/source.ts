@@ -93,18 +93,22 @@ export class SourceText {
   /** The line of the last position computed: positions are mostly asked for in text order. */
   private lastLine = 0;
 
+  /** Whether offset `index` lies on line `line` (0-based, an existing line). */
+  private onLine(line: number, index: number): boolean {
+    return this.lineStarts[line] <= index && (line + 1 === this.lineStarts.length || index < this.lineStarts[line + 1]);
+  }
+
   private computePos(index: number): Pos {
-    const starts = this.lineStarts;
     let lo = this.lastLine;
     // The same line as the last position, or the next one; else a binary search.
-    if (!(starts[lo] <= index && (lo + 1 === starts.length || index < starts[lo + 1]))) {
-      if (lo + 2 <= starts.length && starts[lo + 1] <= index && (lo + 2 === starts.length || index < starts[lo + 2])) lo++;
+    if (!this.onLine(lo, index)) {
+      if (lo + 1 < this.lineStarts.length && this.onLine(lo + 1, index)) lo++;
       else {
         lo = 0;
-        let hi = starts.length - 1;
+        let hi = this.lineStarts.length - 1;
         while (lo < hi) {
           const mid = (lo + hi + 1) >> 1;
-          if (starts[mid] <= index) lo = mid;
+          if (this.lineStarts[mid] <= index) lo = mid;
           else hi = mid - 1;
         }
       }
