@@ -278,15 +278,17 @@ export interface LoadedConfig {
 
 /**
  * Loads the configuration as plan/apply do; `overlays` (absolute path → text) replace files on disk (the editor's
- * unsaved texts) and `cache` keeps per-file parse results between loads (the language server's preview).
+ * unsaved texts) and `cache` keeps per-file parse results between loads (the language server's preview, which shares
+ * its analysis's cache and so passes that analysis's per-file parse budget `budgetMs`: entries are kept per budget).
  */
 export async function loadConfig(
   io: CliIO,
   color: boolean,
   overlays?: Map<string, string>,
   cache?: FileCache,
+  budgetMs?: number,
 ): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
-  const res = await validateDirectory(io.cwd, overlays || cache ? { overlays, cache } : undefined);
+  const res = await validateDirectory(io.cwd, overlays || cache ? { overlays, cache, budgetMs } : undefined);
   const render: RenderOptions = { color, sources: res.sources, contextOf: (r) => res.contextOf(r) };
   if (res.module && !hasErrors(res.diagnostics)) {
     // Like every command but init/get: local module calls must be recorded by `init`.

@@ -30,6 +30,14 @@ export class ModuleAnalysis {
     this.dir = dir;
   }
 
+  /**
+   * The per-file parse results this analysis keeps (budget: `opts.budgetMs`). The language server's preview plans
+   * load the configuration through it too (shared, not copied), so the module's model is held once.
+   */
+  get fileCache(): FileCache {
+    return this.cache;
+  }
+
   /** Analyses the directory with the current texts (files on disk, replaced by the overlays). */
   async analyze(overlays?: Map<string, string>): Promise<ValidateResult> {
     if (overlays) {

@@ -15,6 +15,10 @@
 // being edited is analysed before the others). A waiting request for a directory that gets a newer request
 // is answered by the newer one's result (the scheduler would drop the older result anyway). The time limit
 // counts from the moment the worker takes the request.
+//
+// Preview plans (Engine.preview, preview/worker.ts) are made in this worker too, after the analyses queued before
+// them, sharing the analysis's per-file cache (one copy of the module's model in the server). Analyses come first:
+// an analysis request stops the preview being made, which is answered "interrupted" and asked again by the main side.
 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +28,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
 import { trace, tracing, type Logger } from './log';
 import { installWorkerProviders, setWorkerProviderCallTimeout } from './providers';
+import { interruptPreviews, PREVIEW_INTERRUPTED, Refusal, type PreviewCall } from './preview/worker';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
 
@@ -49,6 +54,16 @@ type Response =
   | { id: number; diagnostics: [string, Diagnostic[]][]; general: Diagnostic[]; ms: number; heapMB: number }
   | { id: number; failure: string };
 
+/**
+ * A preview call (Engine.preview) and its answer. A refusal's error starts with "refusal:", as the preview worker's
+ * (preview/index.ts shows it as RequestFailed).
+ */
+interface PreviewMessage {
+  id: number;
+  call: PreviewCall;
+}
+type PreviewAnswer = { id: number; previewResult: unknown } | { id: number; previewError: string };
+
 /** The process's memory for tracing: RSS, the main thread's V8 heap, and memory outside V8 heaps (WebAssembly, buffers). */
 function memory(): string {
   const m = process.memoryUsage();
@@ -68,8 +83,12 @@ export function serveAnalysis(engine: Engine): void {
   let chain: Promise<void> = Promise.resolve();
   let waiting = 0;
   const primed = new Set<string>();
-  port.on('message', (req: Request) => {
+  port.on('message', (msg: Request | PreviewMessage) => {
+    if ('call' in msg) return onPreview(msg);
+    const req = msg;
     waiting++;
+    // Analyses come first: a preview being made stops at its walk's next step (the main thread makes it again).
+    interruptPreviews();
     // A step that fails must not stop the ones after it (handle answers its own failures).
     chain = chain
       .then(() => {
@@ -78,6 +97,41 @@ export function serveAnalysis(engine: Engine): void {
       })
       .catch(() => undefined);
   });
+  // Preview calls: a plan waits for the analyses before it (the chain) and gives way to those that come while
+  // it runs; a hover or a planned diff reads the kept plans at once.
+  const onPreview = (msg: PreviewMessage): void => {
+    const answer = async (make: () => Promise<unknown>): Promise<void> => {
+      let a: PreviewAnswer;
+      try {
+        if (!engine.preview) throw new Error('this engine makes no previews');
+        a = { id: msg.id, previewResult: await make() };
+      } catch (e) {
+        a = { id: msg.id, previewError: e instanceof Refusal ? `refusal:${e.message}` : e instanceof Error ? (e.stack ?? e.message) : String(e) };
+      }
+      try {
+        port.postMessage(a);
+      } catch (e) {
+        port.postMessage({ id: msg.id, previewError: `the preview could not be sent: ${e instanceof Error ? e.message : String(e)}` });
+      }
+    };
+    const run = () => engine.preview!(msg.call);
+    if (msg.call.kind !== 'preview') {
+      void answer(async () => {
+        await ready;
+        return run();
+      });
+      return;
+    }
+    chain = chain
+      .then(() =>
+        answer(async () => {
+          await ready;
+          if (waiting > 0) throw new Refusal(PREVIEW_INTERRUPTED);
+          return run();
+        }),
+      )
+      .catch(() => undefined);
+  };
   const handle = async (req: Request): Promise<void> => {
     let res: Response;
     try {
@@ -267,6 +321,26 @@ export class WorkerEngine implements Engine {
     });
   }
 
+  /** Preview calls given to the worker and not yet answered (no time limit: a preview gives way to analyses). */
+  private readonly calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+
+  /** Engine.preview: made in the worker, beside the analysis of the same directory (see serveAnalysis). */
+  preview(call: PreviewCall): Promise<unknown> {
+    const w = this.ensureWorker();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      w.postMessage({ id, call } satisfies PreviewMessage);
+    });
+  }
+
+  private failCalls(why: string): void {
+    for (const [id, c] of this.calls) {
+      c.reject(new Error(why));
+      this.calls.delete(id);
+    }
+  }
+
   dispose(): void {
     for (const q of this.queue.splice(0)) for (const c of q.callers) c.reject(new Error('the analysis engine was disposed'));
     this.restart();
@@ -276,7 +350,14 @@ export class WorkerEngine implements Engine {
     if (this.worker) return this.worker;
     const w = new Worker(this.script, { workerData: { role: ANALYSIS_WORKER_ROLE }, resourceLimits: { maxOldGenerationSizeMb: this.memoryLimitMb } });
     w.unref();
-    w.on('message', (res: Response) => {
+    w.on('message', (res: Response | PreviewAnswer) => {
+      if ('previewResult' in res || 'previewError' in res) {
+        const c = this.calls.get(res.id);
+        this.calls.delete(res.id);
+        if ('previewError' in res) c?.reject(new Error(res.previewError));
+        else c?.resolve(res.previewResult);
+        return;
+      }
       const p = this.pending.get(res.id);
       if (!p) return; // abandoned after a timeout
       this.pending.delete(res.id);
@@ -297,6 +378,7 @@ export class WorkerEngine implements Engine {
         p.reject(new Error(why));
         this.pending.delete(id);
       }
+      this.failCalls(why);
     };
     w.on('error', (e) => {
       // Out of memory under the heap limit: the next worker gets twice the limit, and the analysis is retried.
@@ -323,6 +405,7 @@ export class WorkerEngine implements Engine {
       p.reject(new Error('the analysis worker was restarted'));
       this.pending.delete(id);
     }
+    this.failCalls('the analysis worker was restarted');
     void w?.terminate();
   }
 }

@@ -20,6 +20,7 @@ import { syntaxDiagnostics } from '../syntax/errors';
 import { initParser } from '../syntax/treesitter';
 import type { Logger } from './log';
 import { analysisProviders } from './providers';
+import { answerPreviewCall, type PreviewCall } from './preview/worker';
 
 /** The analysis of one module directory: its diagnostics, by the absolute path of the file they concern. */
 export interface DirectoryAnalysis {
@@ -54,6 +55,13 @@ export interface Engine {
    * changing anything, so that the first edits find its code optimised). Asks `stop` before each step.
    */
   prime?(dir: string, stop: () => boolean): Promise<void>;
+  /**
+   * The preview plans of the language server, their lazy hovers and planned diffs (preview/worker.ts
+   * answerPreviewCall), made where the analysis keeps the module's model so that it is held once: the analysis
+   * worker, where they wait for analyses and are interrupted by them ("interrupted" refusal). An engine without it
+   * leaves them to the preview worker.
+   */
+  preview?(call: PreviewCall): Promise<unknown>;
   /** Formats one file as `terraform fmt` would; undefined when the formatter is not available. */
   format(text: string, filename: string): FormatResult | undefined;
   /** Applies client options (and the server's logger, for tracing); engines without such limits may omit it. */
@@ -178,6 +186,12 @@ export const defaultEngine: Engine = {
   analyzeFile: fileLocalDiagnostics,
   async prime(dir, stop) {
     await analyses.get(dir)?.prime(PRIME_ROUNDS, stop);
+  },
+  preview(call) {
+    return answerPreviewCall(call, (dir) => {
+      const a = analyses.get(dir);
+      return a && { cache: a.fileCache, budgetMs: PARSE_BUDGET_MS };
+    });
   },
   format(text, filename) {
     return format(text, filename);

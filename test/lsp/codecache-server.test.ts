@@ -1,5 +1,5 @@
 // The V8 code cache of dist/server.js (server/loader.ts): each thread of the language server (main, analysis worker,
-// preview worker) writes its own cache a while after its start when it had none (FORESIGHT_CODE_CACHE_WRITE_MS,
+// run worker, started here by a state request) writes its own cache a while after its start when it had none (FORESIGHT_CODE_CACHE_WRITE_MS,
 // shortened here), a server started with the caches answers as before and does not rewrite them, and a corrupt
 // cache is ignored. The command line's cache is test/cli/codecache.test.ts's.
 import { test } from 'node:test';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TestClient } from './client';
+import { StateRequest } from '../../server/lsp/protocol';
 
 const ROOT = mkdtempSync(join(tmpdir(), 'foresight-server-codecache-'));
 const CACHE = join(ROOT, 'cache');
@@ -22,7 +23,10 @@ function files(): string[] {
   }
 }
 
-/** Starts a server with the cache in CACHE, opens main.tf (one unsupported argument), and returns its diagnostics. */
+/**
+ * Starts a server with the cache in CACHE, opens main.tf (one unsupported argument), reads the state (which starts the
+ * run worker), and returns its diagnostics.
+ */
 async function session(holdMs: number): Promise<string[]> {
   const saved = { dir: process.env.FORESIGHT_CODE_CACHE_DIR, ms: process.env.FORESIGHT_CODE_CACHE_WRITE_MS, off: process.env.FORESIGHT_CODE_CACHE };
   process.env.FORESIGHT_CODE_CACHE_DIR = CACHE;
@@ -34,6 +38,7 @@ async function session(holdMs: number): Promise<string[]> {
     const uri = pathToFileURL(join(WS, 'main.tf')).href;
     await c.open(uri, 'resource "terraform_data" "a" {\n  inputt = 1\n}\n');
     const p = await c.waitFor('diagnostics of main.tf', () => (c.latest(uri)?.diagnostics.length ? c.latest(uri) : undefined), 60_000);
+    await c.request(StateRequest.method, { directory: WS });
     await new Promise((r) => setTimeout(r, holdMs));
     return p.diagnostics.map((d) => String(d.message));
   } finally {

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../server/cli/main';
-import { makePreview, resetPreviewCaches, type PreviewData } from '../../server/lsp/preview/worker';
+import { interruptPreviews, makePreview, PREVIEW_INTERRUPTED, Refusal, resetPreviewCaches, type PreviewData } from '../../server/lsp/preview/worker';
+import { ModuleAnalysis } from '../../server/config/analysis';
 import { initParser } from '../../server/syntax/treesitter';
 import { PreviewClient, workspace } from './preview-client';
 
@@ -126,6 +127,39 @@ test('preview: incremental previews after random edits equal fresh full previews
     }
     assert.equal(checked, 30);
     assert.ok(replayedSeen > 0, 'the incremental previews replayed nothing');
+  } finally {
+    resetPreviewCaches();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('preview: beside an analysis (its file cache shared), interrupted by an analysis request and made again', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-interrupt-'));
+  try {
+    writeFileSync(join(dir, 'variables.tf'), 'variable "env" {\n  default = "dev"\n}\n');
+    for (let f = 0; f < 10; f++) {
+      const rs: Res[] = [];
+      for (let k = 0; k < 40; k++) rs.push({ name: `r${f}_${k}`, value: `v${k}`, ref: k > 0 ? `r${f}_${k - 1}` : undefined });
+      writeFileSync(join(dir, `f${f}.tf`), fileText(rs));
+    }
+    const analysis = new ModuleAnalysis(dir, { budgetMs: 500 });
+    await analysis.analyze(new Map());
+    const shared = { cache: analysis.fileCache, budgetMs: 500 };
+    const entries = new Map(analysis.fileCache);
+    // An interruption while the plan is walked (400 resources in a chain take well over 20 ms to plan; the walk lets
+    // timers in every 8 ms): the preview is refused as interrupted, nothing of it is kept.
+    const started = makePreview(dir, new Map(), {}, [], shared);
+    setTimeout(() => interruptPreviews(), 20);
+    await assert.rejects(started, (e: unknown) => e instanceof Refusal && e.message === PREVIEW_INTERRUPTED);
+    // Made again: the same as a preview with its own caches; the analysis's parsed files were used, not re-read.
+    const again = await makePreview(dir, new Map(), {}, [], shared);
+    assert.equal(again.complete, true, JSON.stringify(again.diagnostics));
+    assert.equal(again.changes.length, 400);
+    for (const [p, e] of entries) assert.equal(analysis.fileCache.get(p), e, `${p}: the preview parsed the file again`);
+    resetPreviewCaches();
+    const own = await makePreview(dir, new Map(), {});
+    assert.deepEqual(shown(again), shown(own));
   } finally {
     resetPreviewCaches();
     rmSync(dir, { recursive: true, force: true });

@@ -6,11 +6,12 @@
 //   index.ts  (this file) the main-thread side: debounced previews per module directory after edits, the LSP
 //             handlers (codeLens, inlayHint, hover) answered from the last preview, the run requests, run
 //             history and notifications.
-//   worker.ts the preview worker thread: preview plans (refresh off, PlanResourceChange cache), runs through
-//             the CLI's operation (same lock, journal and output), state, workspaces, planned diffs.
+//   worker.ts preview plans (refresh off, PlanResourceChange cache; made in the analysis worker through
+//             Engine.preview), and the run worker thread: runs through the CLI's operation (same lock, journal
+//             and output), state, workspaces, planned diffs of runs.
 //   model.ts  plan → lenses, hints, hovers and ResourceChangeInfo (pure, runs in the worker).
 //
-// Contracts: nothing here blocks on the engine (all of it runs in the worker); a newer edit supersedes an
+// Contracts: nothing here blocks on the engine (all of it runs in the workers); a newer edit supersedes an
 // older preview (its result is dropped and the worker aborts its walk); in an untrusted workspace no preview
 // is made and every run request answers RequestFailed saying why; a failed request answers with an error,
 // never a crash. Preview diagnostics go through DiagnosticsScheduler.setPreviewDiagnostics.
@@ -58,7 +59,16 @@ import {
 } from '../protocol';
 import type { Session } from '../session';
 import type { DriftInfo, FilePresentation } from './model';
-import { PREVIEW_WORKER_ROLE, type PreviewData, type PreviewSettings, type RunResult, type WorkerMessage, type WorkerRequest } from './worker';
+import {
+  PREVIEW_INTERRUPTED,
+  PREVIEW_WORKER_ROLE,
+  type PreviewCall,
+  type PreviewData,
+  type PreviewSettings,
+  type RunResult,
+  type WorkerMessage,
+  type WorkerRequest,
+} from './worker';
 
 export { PREVIEW_WORKER_ROLE };
 
@@ -270,8 +280,7 @@ class PreviewController {
     const seq = ++st.seq;
     const overlays: [string, string][] = [];
     for (const doc of this.session.documents.all()) if (doc.path !== undefined) overlays.push([doc.path, doc.text]);
-    const p = this.worker
-      .request<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir) })
+    const p = this.previewCall<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir) })
       .then((data) => {
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
         st.version++;
@@ -292,16 +301,31 @@ class PreviewController {
       })
       .catch((e: unknown) => {
         const m = e instanceof Error ? e.message : String(e);
+        // An analysis came first (the preview is made beside it): made again after it, unless a newer one is due.
+        if (m === `refusal:${PREVIEW_INTERRUPTED}`) {
+          if (seq === st.seq && this.dirs.get(dir) === st && !st.timer) this.schedule(dir);
+          return;
+        }
         if (m.startsWith('refusal:')) return;
         this.session.log.error(`preview of ${dir} failed: ${describeError(e)}`);
         // The worker died (a crash, or its script could not load): a fresh worker tries again, a few times.
-        if (/^the preview worker (failed|exited)/.test(m) && seq === st.seq && st.retries < 3) {
+        if (/^the (preview|analysis) worker (failed|exited|was restarted|ran out of memory)/.test(m) && seq === st.seq && st.retries < 3) {
           st.retries++;
           this.schedule(dir, 250 * st.retries);
         }
       });
     st.inflight = p;
     return p;
+  }
+
+  /**
+   * Preview plans, their lazy hovers and planned diffs: made by the engine beside its analysis when it can
+   * (Engine.preview: the analysis worker, which holds the module's model already), else by the preview worker.
+   */
+  private previewCall<R>(call: PreviewCall): Promise<R> {
+    const engine = this.session.engine;
+    if (engine.preview) return engine.preview(call) as Promise<R>;
+    return this.worker.request<R>(call);
   }
 
   private result(dir: string, st: DirPreview): PreviewResult {
@@ -362,6 +386,7 @@ class PreviewController {
       this.guarded(async () => {
         const dir = this.dirOf(p);
         if (p.runId === undefined && !this.dirs.get(dir)?.data) await this.previewRequest({ directory: dir });
+        if (p.runId === undefined) return this.previewCall<PlannedDiffRequest.Result>({ kind: 'diff', dir, address: p.address });
         return this.worker.request<PlannedDiffRequest.Result>({ kind: 'diff', dir, address: p.address, runId: p.runId });
       }),
     );
@@ -470,7 +495,7 @@ class PreviewController {
     }
     if (!best) return null;
     // A resource block's plan rendering is made by the worker on request, from the plan of the preview shown.
-    const markdown = best.block && data ? await this.worker.request<string | null>({ kind: 'hover', previewId: data.previewId, block: best.block }) : best.markdown;
+    const markdown = best.block && data ? await this.previewCall<string | null>({ kind: 'hover', previewId: data.previewId, block: best.block }) : best.markdown;
     return markdown === null ? null : { contents: { kind: 'markdown', value: markdown }, range: best.range };
   }
 

@@ -1,6 +1,9 @@
-// The preview worker: a worker thread (the server bundle with workerData.role PREVIEW_WORKER_ROLE, see
-// main.ts) that makes preview plans and runs plans, applies and refreshes, so the LSP main thread never
-// waits on the engine.
+// Preview plans and runs, off the LSP main thread, so that it never waits on the engine. Preview plans are made in
+// the analysis worker (answerPreviewCall, through Engine.preview and analysisWorker.ts), where the directory's
+// analysis already holds the module's model: they load the configuration through its per-file cache. Runs (plans,
+// applies and refreshes), the state and the workspace list are served by the run worker: a worker thread of the
+// server bundle with workerData.role PREVIEW_WORKER_ROLE (servePreview, see main.ts), which also makes previews for
+// an engine without Engine.preview.
 //
 // Preview plans: the configuration as plan loads it (server/cli/plan.ts loadConfig) with the editor's unsaved
 // texts as overlays, the variables as the CLI collects them (terraform.tfvars, *.auto.tfvars, -var/-var-file
@@ -9,7 +12,7 @@
 // or explicit refresh left. Providers are wrapped so PlanResourceChange answers are cached by request
 // (type, prior state, proposed state, configuration, private data, provider configuration): a re-plan after
 // an edit calls the provider only for instances whose inputs changed. ApplyResourceChange is never called.
-// A newer preview of a directory aborts the older one.
+// A newer preview of a directory aborts the older one, and so does an analysis request (interruptPreviews).
 //
 // Runs go through the CLI's own operation (runOperation, -no-color -input=false), so they print, lock,
 // journal and persist exactly as `foresight plan|apply` does; hooks around the view's report per-resource
@@ -158,6 +161,7 @@ function cachingProvider(fqn: string, p: Provider, cache: PlanCache, counters: {
           } catch {
             key = undefined; // marked values cannot be keyed: not cached
           }
+          await yieldToMessages();
           const hit = key === undefined ? undefined : cache.entries.get(key);
           if (hit) {
             counters.cacheHits++;
@@ -174,6 +178,19 @@ function cachingProvider(fqn: string, p: Provider, cache: PlanCache, counters: {
       return typeof x === 'function' ? (x as (...a: unknown[]) => unknown).bind(t) : x;
     },
   });
+}
+
+/**
+ * Lets the thread's message port in (setImmediate) when the preview has run for 8 ms since it last did: the walk
+ * itself only awaits promises, and a preview sharing the analysis worker must notice a waiting analysis request
+ * (interruptPreviews) while it plans, not after.
+ */
+let lastYield = 0;
+async function yieldToMessages(): Promise<void> {
+  const now = performance.now();
+  if (now - lastYield < 8) return;
+  await new Promise<void>((r) => setImmediate(r));
+  lastYield = performance.now();
 }
 
 // ---- shared helpers ------------------------------------------------------------------------------------------
@@ -230,6 +247,18 @@ function previewHover(previewId: number, block: string[]): string | null {
   return plan ? blockHover(plan.plan, block) : null;
 }
 const previewAborts = new Map<string, AbortController>();
+/** The abort reason of a preview stopped by interruptPreviews (answered as the refusal "interrupted"). */
+const INTERRUPTED = Symbol('interrupted');
+
+/**
+ * Stops the previews being made (at their walk's next step): the analysis worker calls it when an analysis request
+ * comes, since analyses come first. Their requests are answered with the refusal "interrupted" (PREVIEW_INTERRUPTED);
+ * the main thread makes them again later.
+ */
+export function interruptPreviews(): void {
+  for (const a of previewAborts.values()) a.abort(INTERRUPTED);
+}
+export const PREVIEW_INTERRUPTED = 'interrupted';
 /** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
 const fileCaches = new Map<string, FileCache>();
 
@@ -306,7 +335,18 @@ export function invalidatePreview(dir: string): void {
   stateCache.delete(dir);
 }
 
-export async function makePreview(dir: string, overlays: Map<string, string>, settings: PreviewSettings, drift: DriftInfo[] = []): Promise<PreviewData> {
+/**
+ * A preview plan of `dir`. `shared`: the per-file parse results of the directory's analysis and its parse budget,
+ * when the preview runs beside it (the analysis worker), so that the module's model is held once; otherwise the
+ * previews keep their own (fileCaches).
+ */
+export async function makePreview(
+  dir: string,
+  overlays: Map<string, string>,
+  settings: PreviewSettings,
+  drift: DriftInfo[] = [],
+  shared?: { cache: FileCache; budgetMs?: number },
+): Promise<PreviewData> {
   const t0 = performance.now();
   previewAborts.get(dir)?.abort();
   const abort = new AbortController();
@@ -339,12 +379,13 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
     phases[name] = Math.round(now - mark);
     mark = now;
   };
-  let cache = fileCaches.get(dir);
+  let cache = shared?.cache ?? fileCaches.get(dir);
   if (!cache) {
     fileCaches.set(dir, (cache = new Map()));
     if (fileCaches.size > 8) fileCaches.delete(fileCaches.keys().next().value as string);
   }
-  const cfg = await loadConfig(io, false, overlays, cache);
+  if (shared) fileCaches.delete(dir);
+  const cfg = await loadConfig(io, false, overlays, cache, shared?.budgetMs);
   phase('load');
   // Configuration errors are the analysis's diagnostics already; the preview only says it could not plan.
   if (!('module' in cfg)) return empty(cfg.diags);
@@ -412,7 +453,7 @@ export async function makePreview(dir: string, overlays: Map<string, string>, se
   if (!abort.signal.aborted) sweep(prc);
   phase('plan');
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
-  if (abort.signal.aborted) throw new Refusal('superseded by a newer preview');
+  if (abort.signal.aborted) throw new Refusal(abort.signal.reason === INTERRUPTED ? PREVIEW_INTERRUPTED : 'superseded by a newer preview');
   lastPreview.set(dir, { plan: res.plan, config: cfg.module });
   previewPlans.set(previewId, { dir, plan: res.plan });
   const ofDir = [...previewPlans].filter(([, e]) => e.dir === dir);
@@ -758,6 +799,30 @@ export function plannedDiff(dir: string, address: string, runId?: string): Plann
     planned: JSON.stringify(displayJSON(c.after), null, 2),
     rendered: renderResourceChange(source.plan, c, false),
   };
+}
+
+// ---- previews beside the analysis ----------------------------------------------------------------------------
+
+/** What the analysis worker answers for the previews (Engine.preview): plans, their lazy hovers, planned diffs. */
+export type PreviewCall =
+  | { kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[] }
+  | { kind: 'hover'; previewId: number; block: string[] }
+  | { kind: 'diff'; dir: string; address: string };
+
+/**
+ * Answers a PreviewCall; `shared(dir)` gives the directory's analysis cache and budget when there is one. A
+ * refusal (Refusal) is thrown as in the preview worker.
+ */
+export async function answerPreviewCall(call: PreviewCall, shared: (dir: string) => { cache: FileCache; budgetMs?: number } | undefined): Promise<unknown> {
+  await initParser();
+  switch (call.kind) {
+    case 'preview':
+      return makePreview(call.dir, new Map(call.overlays), call.settings, call.drift, shared(call.dir));
+    case 'hover':
+      return previewHover(call.previewId, call.block);
+    case 'diff':
+      return plannedDiff(call.dir, call.address);
+  }
 }
 
 // ---- the worker loop -----------------------------------------------------------------------------------------
