@@ -33,11 +33,59 @@ export interface IndexedFile {
   open?: OpenDocument;
 }
 
+/**
+ * The entries of a module's files, file after file, read in place: a module index is rebuilt after every edit, and
+ * flat arrays of 5,000 resources' declarations and references were copied each time (large arrays the main thread
+ * then had to collect).
+ */
+export class Segments<T> implements Iterable<T> {
+  constructor(private readonly parts: readonly (readonly T[])[]) {}
+
+  get length(): number {
+    let n = 0;
+    for (const p of this.parts) n += p.length;
+    return n;
+  }
+
+  *[Symbol.iterator](): Iterator<T> {
+    for (const p of this.parts) yield* p;
+  }
+
+  find(f: (x: T) => boolean): T | undefined {
+    for (const p of this.parts) for (const x of p) if (f(x)) return x;
+    return undefined;
+  }
+
+  filter(f: (x: T) => boolean): T[] {
+    const out: T[] = [];
+    for (const p of this.parts) for (const x of p) if (f(x)) out.push(x);
+    return out;
+  }
+
+  map<U>(f: (x: T) => U): U[] {
+    const out: U[] = [];
+    for (const p of this.parts) for (const x of p) out.push(f(x));
+    return out;
+  }
+}
+
+/** Each indexed file's declarations and references paired with the file (made once per file object). */
+const fileEntries = new WeakMap<IndexedFile, { decls: { file: IndexedFile; decl: Decl }[]; refs: { file: IndexedFile; ref: Ref }[] }>();
+
+function entriesOf(file: IndexedFile): { decls: { file: IndexedFile; decl: Decl }[]; refs: { file: IndexedFile; ref: Ref }[] } {
+  let e = fileEntries.get(file);
+  if (!e) {
+    e = { decls: file.index.decls.map((decl) => ({ file, decl })), refs: file.index.refs.map((ref) => ({ file, ref })) };
+    fileEntries.set(file, e);
+  }
+  return e;
+}
+
 export interface ModuleIndex {
   dir: string;
   files: IndexedFile[];
-  decls: { file: IndexedFile; decl: Decl }[];
-  refs: { file: IndexedFile; ref: Ref }[];
+  decls: Segments<{ file: IndexedFile; decl: Decl }>;
+  refs: Segments<{ file: IndexedFile; ref: Ref }>;
   /** The managed resource types the module declares (reference roots that name resources). */
   resourceTypes: Set<string>;
 }
@@ -75,8 +123,8 @@ export class Workspace {
   private readonly disk = new Map<string, DiskEntry>();
   private readonly opened = new Map<string, OpenEntry>();
   private readonly listings = new Map<string, { at: number; files: string[]; reading?: boolean }>();
-  /** Per directory, the last index, the files it was built from and each file's [decls, refs) ranges in it. */
-  private readonly modules = new Map<string, { key: IndexedFile[]; index: ModuleIndex; segments: Map<IndexedFile, [number, number, number, number]> }>();
+  /** Per directory, the last index and the files it was built from. */
+  private readonly modules = new Map<string, { key: IndexedFile[]; index: ModuleIndex }>();
   private parser: Parser | undefined;
   /** Workspace folders from initialize (for workspace symbols). */
   roots: string[] = [];
@@ -247,28 +295,18 @@ export class Workspace {
     }
     const cached = this.modules.get(dir);
     if (cached && cached.key.length === files.length && cached.key.every((f, i) => f === files[i])) return cached.index;
-    // After an edit only the edited file's entries are new: the entries of unchanged files are taken over
-    // from the previous index (no allocation per declaration and reference of a 5,000-resource module).
-    const decls: ModuleIndex['decls'] = [];
-    const refs: ModuleIndex['refs'] = [];
-    const segments = new Map<IndexedFile, [number, number, number, number]>();
-    for (const file of files) {
-      const d0 = decls.length;
-      const r0 = refs.length;
-      const old = cached?.segments.get(file);
-      if (old && cached) {
-        for (let i = old[0]; i < old[1]; i++) decls.push(cached.index.decls[i]);
-        for (let i = old[2]; i < old[3]; i++) refs.push(cached.index.refs[i]);
-      } else {
-        for (const decl of file.index.decls) decls.push({ file, decl });
-        for (const ref of file.index.refs) refs.push({ file, ref });
-      }
-      segments.set(file, [d0, decls.length, r0, refs.length]);
-    }
+    // After an edit only the edited file's entries are new (entriesOf keeps each file's).
+    const decls: (readonly { file: IndexedFile; decl: Decl }[])[] = [];
+    const refs: (readonly { file: IndexedFile; ref: Ref }[])[] = [];
     const resourceTypes = new Set<string>();
-    for (const { decl } of decls) if (decl.kind === 'resource' && decl.type !== undefined) resourceTypes.add(decl.type);
-    const index: ModuleIndex = { dir, files, decls, refs, resourceTypes };
-    this.modules.set(dir, { key: files, index, segments });
+    for (const file of files) {
+      const e = entriesOf(file);
+      decls.push(e.decls);
+      refs.push(e.refs);
+      for (const { decl } of e.decls) if (decl.kind === 'resource' && decl.type !== undefined) resourceTypes.add(decl.type);
+    }
+    const index: ModuleIndex = { dir, files, decls: new Segments(decls), refs: new Segments(refs), resourceTypes };
+    this.modules.set(dir, { key: files, index });
     return index;
   }
 

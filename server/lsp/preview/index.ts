@@ -58,7 +58,7 @@ import {
   type RunProgressParams,
 } from '../protocol';
 import type { Session } from '../session';
-import type { DriftInfo, FilePresentation } from './model';
+import { intern, type DriftInfo, type FilePresentation } from './model';
 import {
   PREVIEW_INTERRUPTED,
   PREVIEW_WORKER_ROLE,
@@ -133,6 +133,15 @@ class PreviewWorker {
     this.worker = w;
     return w;
   }
+}
+
+/**
+ * `f` with its equal hover texts as one string each: a message from a worker brings every string as its own copy
+ * (the worker's shared strings too), and thousands of references have the same few hover texts.
+ */
+function sharedTexts(f: FilePresentation, texts: Map<string, string>): FilePresentation {
+  for (const h of f.hovers) h.markdown = intern(texts, h.markdown);
+  return f;
 }
 
 /** A refusal from the worker ("refusal:" prefix) becomes RequestFailed with its message; bugs are logged. */
@@ -285,11 +294,12 @@ class PreviewController {
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
         st.version++;
         st.retries = 0;
+        const texts = new Map<string, string>();
         // A configuration that does not load (a syntax error mid-edit) keeps the last lenses and hints in place.
         const keep = !data.complete && data.files.length === 0 && st.data !== undefined;
         // (previewId too: the kept files' lazy hovers render from the plan they were made from.)
         st.data = keep ? { ...data, moduleDirs: st.data!.moduleDirs, previewId: st.data!.previewId } : data;
-        if (!keep) st.files = new Map(data.files);
+        if (!keep) st.files = new Map(data.files.map(([path, f]) => [path, sharedTexts(f, texts)]));
         this.session.log.info(
           `preview of ${dir}: ${Math.round(data.stats.durationMs)} ms, ${data.stats.planCalls} PlanResourceChange calls, ${data.stats.cacheHits} from cache`,
         );

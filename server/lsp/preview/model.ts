@@ -627,7 +627,22 @@ export function referenceHovers(
 
 function referenceHover(v: Value, ref: Reference, src: Sources): HoverInfo {
   const text = v.marks.has('sensitive') ? '(sensitive value)' : formatValue(v);
-  return { range: src.range(ref.range), markdown: '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\`` };
+  return { range: src.range(ref.range), markdown: intern(hoverTexts, '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\``) };
+}
+
+/**
+ * Equal reference hovers share one string: thousands of references read values of a few types (5,000 resources
+ * whose hover texts are a few KB each held about 10 MB in copies). Bounded: cleared when full.
+ */
+const hoverTexts = new Map<string, string>();
+
+/** `s`, or the equal string `table` already holds (then kept). */
+export function intern(table: Map<string, string>, s: string): string {
+  const known = table.get(s);
+  if (known !== undefined) return known;
+  if (table.size >= 20_000) table.clear();
+  table.set(s, s);
+  return s;
 }
 
 /** The changes a resource reference's value is made of (referenceValue's `mine`), into `out`. */
