@@ -41,11 +41,14 @@ async function buildWrapped(kind, entry, out) {
   // esbuild escapes non-ASCII characters everywhere but in comments; escaping the rest keeps the file ASCII.
   const ascii = code.replace(/[^\x00-\x7f]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
   // A vm.Script has no loader for import() on Node 20: web-tree-sitter's two imports of Node built-ins become
-  // require through the loader's __foresightImport (any other import() fails the build, to be looked at).
+  // require through __foresightImport (any other import() fails the build, to be looked at).
   const imports = [];
   const body = ascii.replace(/\bimport\(("[^"]+")\)/g, (_, spec) => (imports.push(JSON.parse(spec)), `__foresightImport(${spec})`));
   if (imports.sort().join() !== 'fs/promises,module') throw new Error(`${kind} bundle: unexpected dynamic imports ${imports.join()}`);
-  const source = '(function (exports, require, module, __filename, __dirname, __foresightImport) {' + body + '\n})';
+  // __foresightImport is defined inside the wrapper, so no function of the loader outlives the load: the file's
+  // source, which the loader's script holds, can then be collected (only the bundle's own source stays in memory).
+  const source =
+    '(function (exports, require, module, __filename, __dirname) {const __foresightImport = (s) => Promise.resolve().then(() => require(s));' + body + '\n})';
   const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const close = ['*~/', '*#/', '*@~/', '*~@#/'].find((c) => !source.includes(c));
   if (!close) throw new Error(`${kind} bundle: no free comment-terminator escape`);

@@ -23,7 +23,10 @@
 //   needs. Caches of other builds unused for an hour are removed then.
 // - The bundle has no dynamic import(): a vm.Script has no module loader for them on Node 20 without
 //   --experimental-vm-modules, so esbuild.mjs rewrites web-tree-sitter's two imports of Node built-ins to
-//   __foresightImport, a require that resolves asynchronously as import() does.
+//   __foresightImport, a require that resolves asynchronously as import() does, defined inside the wrapper.
+// - Nothing of this file outlives the load but the cache write (a server thread's timer, until it fires): this
+//   script's source is the whole 4 MB file, and a loader function still referenced would keep it in memory beside
+//   the bundle's own source (once per server thread).
 // - The bundle's behaviour does not depend on the loader: it gets the same require, module, __filename and
 //   __dirname it had as a plain CommonJS module.
 
@@ -152,12 +155,4 @@ if (file && (!cached || script.cachedDataRejected)) {
     setTimeout(write, Number.isFinite(ms) && ms >= 0 ? ms : WRITE_AFTER_MS).unref();
   } else process.once('exit', write);
 }
-const foresightImport = (spec: string): Promise<unknown> => Promise.resolve().then(() => require(spec) as unknown);
-(script.runInThisContext() as (e: unknown, r: NodeRequire, m: NodeModule, f: string, d: string, i: typeof foresightImport) => void)(
-  module.exports,
-  require,
-  module,
-  __filename,
-  __dirname,
-  foresightImport,
-);
+(script.runInThisContext() as (e: unknown, r: NodeRequire, m: NodeModule, f: string, d: string) => void)(module.exports, require, module, __filename, __dirname);
