@@ -157,6 +157,8 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
     }
     // Schemas first (one asynchronous call per provider), so that cached resources cost no await.
     const locals = new Set(m.resources.map((r) => resourceProviderLocal(r).local));
+    /** Per provider, the start of its resources' cache keys. */
+    const bases = new Map<string, string>();
     for (const local of locals) await schemaOf(fqnOf(local));
     for (const r of m.resources) {
       if (opts.skip?.(r)) continue;
@@ -164,7 +166,9 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
       const fqn = fqnOf(resourceProviderLocal(r).local);
       const e = schemas.get(fqn);
       if (!e) continue;
-      const key = cacheKey(r, m, `${fqn}\u0000${mk}`);
+      let base = bases.get(fqn);
+      if (base === undefined) bases.set(fqn, (base = `${fqn}\u0000${mk}`));
+      const key = cacheKey(r, m, base);
       const c = key === undefined ? undefined : bodyCache.get(r.config);
       if (c && c.key === key) {
         for (const d of c.diags) out.push(d);
@@ -264,33 +268,30 @@ function levenshtein(a: string, b: string): number {
  * What a module's bodies can read besides their own text, as a small number: every local value's name and
  * expression text, every variable's name and type constraint text, and every resource's address and whether it
  * has count or for_each. Texts, not objects: an edit re-parses its file, and its locals and variables, new objects,
- * read the same. Equal descriptions get the same number (one hash of the description per module and analysis,
- * and a per-resource key of a few characters).
+ * read the same. The description is compared part by part with the last one of the same module address and
+ * directory, which keeps its number when they are equal (no joined text: at 5,000 resources it was a string of
+ * 150 KB per analysis, garbage in V8's large-object space); each resource's key is then a few characters.
  */
 const moduleKeys = new WeakMap<Module, { cwd: string; addr: string; id: number }>();
-const moduleKeyIds = new Map<string, number>();
+const lastDescriptions = new Map<string, { parts: string[]; id: number }>();
 function moduleKey(m: Module, cwd: string, addr: string): number {
   const known = moduleKeys.get(m);
   if (known && known.cwd === cwd && known.addr === addr) return known.id;
-  const parts: string[] = [cwd, addr];
-  const text = (s: string) => parts.push(`${s.length}:${s}`);
-  for (const l of m.locals.values()) {
-    text(l.name);
-    text(l.expr.text);
-  }
-  parts.push('|');
-  for (const v of m.variables.values()) {
-    text(v.name);
-    text(v.typeExpr?.text ?? '');
-  }
-  parts.push('|');
+  // Each section starts with its count, so that parts cannot shift from one section to another.
+  const parts: string[] = [String(m.locals.size)];
+  for (const l of m.locals.values()) parts.push(l.name, l.expr.text);
+  parts.push(String(m.variables.size));
+  for (const v of m.variables.values()) parts.push(v.name, v.typeExpr?.text ?? '');
+  parts.push(String(m.resources.length));
   for (const r of m.resources) parts.push(`${r.mode}.${r.type}.${r.name}${r.count ? '#' : ''}${r.forEach ? '%' : ''}`);
-  const k = parts.join('\u0000');
-  let id = moduleKeyIds.get(k);
-  if (id === undefined) {
+  const slot = `${cwd}\u0000${addr}`;
+  const last = lastDescriptions.get(slot);
+  let id: number;
+  if (last && last.parts.length === parts.length && last.parts.every((x, i) => x === parts[i])) id = last.id;
+  else {
     // Bounded; numbers are never reused, so a description seen again after a clear only misses the cache.
-    if (moduleKeyIds.size >= 64) moduleKeyIds.clear();
-    moduleKeyIds.set(k, (id = ++lastId));
+    if (lastDescriptions.size >= 64) lastDescriptions.clear();
+    lastDescriptions.set(slot, { parts, id: (id = ++lastId) });
   }
   moduleKeys.set(m, { cwd, addr, id });
   return id;
