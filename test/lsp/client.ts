@@ -12,6 +12,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import type { Diagnostic, InitializeResult } from 'vscode-languageserver-protocol';
+import { SERVER_EXEC_ARGV } from '../../server/lsp/launch';
 
 export interface Published {
   uri: string;
@@ -31,7 +32,9 @@ export class TestClient {
   private exited = false;
 
   constructor() {
-    this.proc = spawn(process.execPath, [...(process.env.FORESIGHT_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), join(process.cwd(), 'dist', 'server.js'), '--stdio'], { stdio: 'pipe' });
+    // The Node options the VS Code client starts the server with, then any the environment adds.
+    const nodeArgs = [...SERVER_EXEC_ARGV, ...(process.env.FORESIGHT_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    this.proc = spawn(process.execPath, [...nodeArgs, join(process.cwd(), 'dist', 'server.js'), '--stdio'], { stdio: 'pipe' });
     this.proc.on('exit', () => {
       this.exited = true;
       this.notify();
