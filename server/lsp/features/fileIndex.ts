@@ -74,17 +74,41 @@ export interface FileIndex {
 const MAX_DEPTH = 64;
 
 export function rangeOf(n: SyntaxNode): Range {
-  return {
-    start: { line: n.startPosition.row, character: n.startPosition.column },
-    end: { line: n.endPosition.row, character: n.endPosition.column },
-  };
+  const a = n.startPosition;
+  const b = n.endPosition;
+  return { start: position(a.row, a.column), end: position(b.row, b.column) };
+}
+
+/**
+ * While indexTree builds an index: its positions, one object per place, and its names, one string per text (ranges
+ * that meet share their end points, and the same few names recur; the main thread keeps the index of every open
+ * file). Index data is never modified, so sharing is safe.
+ */
+let positions: Map<number, Position> | undefined;
+let names: Map<string, string> | undefined;
+
+function position(line: number, character: number): Position {
+  if (!positions || character >= 0x100000) return { line, character };
+  const k = line * 0x100000 + character;
+  let p = positions.get(k);
+  if (!p) positions.set(k, (p = { line, character }));
+  return p;
+}
+
+function nameOf(n: SyntaxNode): string {
+  const t = n.text;
+  if (!names) return t;
+  const known = names.get(t);
+  if (known !== undefined) return known;
+  names.set(t, t);
+  return t;
 }
 
 function labelOf(n: SyntaxNode): Named {
-  if (n.type === 'identifier') return { name: n.text, range: rangeOf(n) };
+  if (n.type === 'identifier') return { name: nameOf(n), range: rangeOf(n) };
   // string_lit: quote, template_literal?, quote.
   const lit = n.namedChildren.find((c) => c?.type === 'template_literal');
-  if (lit) return { name: lit.text, range: rangeOf(lit) };
+  if (lit) return { name: nameOf(lit), range: rangeOf(lit) };
   const r = rangeOf(n);
   const inner = { line: r.start.line, character: r.start.character + 1 };
   return { name: '', range: { start: inner, end: inner } };
@@ -105,7 +129,7 @@ function blockOf(node: SyntaxNode, depth: number, refs: Ref[]): BlockInfo | unde
     else if (c.type === 'body') body = c;
   }
   if (!type) return undefined;
-  const info: BlockInfo = { type: type.text, typeRange: rangeOf(type), labels, range: rangeOf(node), open, close, attrs: [], blocks: [] };
+  const info: BlockInfo = { type: nameOf(type), typeRange: rangeOf(type), labels, range: rangeOf(node), open, close, attrs: [], blocks: [] };
   if (body && depth < MAX_DEPTH) bodyOf(body, info, depth + 1, refs);
   return info;
 }
@@ -121,7 +145,7 @@ function bodyOf(body: SyntaxNode, into: BlockInfo | { attrs: AttrInfo[]; blocks:
       const expr = c.namedChildren.find((x) => x?.type === 'expression');
       if (!name) continue;
       into.attrs.push({
-        name: name.text,
+        name: nameOf(name),
         nameRange: rangeOf(name),
         range: rangeOf(c),
         ...(expr ? { valueRange: rangeOf(expr), valueText: expr.text } : {}),
@@ -147,10 +171,10 @@ function addRef(n: SyntaxNode, refs: Ref[]): void {
     if (s.type !== 'get_attr') break;
     const pid = s.lastNamedChild;
     if (!pid || pid.type !== 'identifier' || pid.text === '') break;
-    parts.push({ name: pid.text, range: rangeOf(pid) });
+    parts.push({ name: nameOf(pid), range: rangeOf(pid) });
     end = rangeOf(s).end;
   }
-  refs.push({ root: { name: id.text, range: rangeOf(id) }, parts, range: { start, end } });
+  refs.push({ root: { name: nameOf(id), range: rangeOf(id) }, parts, range: { start, end } });
 }
 
 /** Collects traversals in nested blocks too (blockOf only collects per body). */
@@ -158,7 +182,14 @@ export function indexTree(tree: Tree): FileIndex {
   const refs: Ref[] = [];
   const root = { attrs: [] as AttrInfo[], blocks: [] as BlockInfo[] };
   const body = tree.rootNode.children.find((c) => c?.type === 'body');
-  if (body) bodyOf(body, root, 0, refs);
+  positions = new Map();
+  names = new Map();
+  try {
+    if (body) bodyOf(body, root, 0, refs);
+  } finally {
+    positions = undefined;
+    names = undefined;
+  }
   const decls: Decl[] = [];
   for (const b of root.blocks) declsOf(b, decls);
   return { blocks: root.blocks, attrs: root.attrs, decls, refs };
