@@ -1,7 +1,7 @@
 // The outer layer of dist/cli.js and dist/server.js: compiles the bundle with a V8 code cache, so a start does not
 // pay for parsing and compiling 4 MB of JavaScript again (Node 20 has no module.enableCompileCache). The language
-// server pays it once per thread: its main thread and its worker threads (analysis, and runs once one starts) each
-// load dist/server.js. Before compiling, it sets the V8 flags of v8flags.ts.
+// server pays it three times at every start: its main thread and its two worker threads (analysis, preview) each
+// load dist/server.js.
 //
 // esbuild.mjs builds each bundle (server/cli/bin.ts, server/lsp/main.ts), wraps it in a CommonJS function
 // expression and writes the file as a header (`__foresightWrapped`), this file's bundle, and the bundle in a block
@@ -36,7 +36,6 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { isMainThread, workerData } from 'node:worker_threads';
-import { applyV8Flags } from './v8flags';
 
 /** When a server thread writes its cache (see the invariants). */
 const WRITE_AFTER_MS = 20_000;
@@ -132,7 +131,6 @@ function removeStale(file: string): void {
   }
 }
 
-applyV8Flags();
 const source = bundleSource();
 const file = cacheFile(process.env);
 const cached = file ? readCache(file) : undefined;

@@ -34,7 +34,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ModuleAnalysis } from '../../server/config/analysis';
-import { applyV8Flags } from '../../server/v8flags';
 import { PRIME_ROUNDS } from '../../server/lsp/engine';
 import { finalizeRootVariables, ModuleEvaluator, countValue, forEachValue } from '../../server/config/evaluate';
 import type { Module } from '../../server/config/model';
@@ -349,8 +348,6 @@ async function measureAnalysis(dir: string, o: Options, rows: Row[], resources: 
 }
 
 async function main(): Promise<void> {
-  // The V8 flags the command line and the language server set for themselves (server/v8flags.ts).
-  applyV8Flags();
   const o = options(process.argv.slice(2));
   if (o.only === 'engine') {
     console.log(table(await benchEngine({ keep: o.keep })));
