@@ -1,6 +1,6 @@
 // The outer layer of dist/cli.js and dist/server.js: compiles the bundle with a V8 code cache, so a start does not
 // pay for parsing and compiling 4 MB of JavaScript again (Node 20 has no module.enableCompileCache). The language
-// server pays it three times at every start: its main thread and its two worker threads (analysis, preview) each
+// server pays it once per thread: its main thread and its worker threads (analysis, and runs once one starts) each
 // load dist/server.js.
 //
 // esbuild.mjs builds each bundle (server/cli/bin.ts, server/lsp/main.ts), wraps it in a CommonJS function
