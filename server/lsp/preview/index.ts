@@ -438,6 +438,8 @@ class PreviewController {
       if (st.timer) {
         clearTimeout(st.timer);
         st.timer = undefined;
+        // After the directory's analysis, as a scheduled preview would (an analysis interrupts a preview).
+        await this.session.diagnostics.settled(dir);
         await this.preview(dir);
       } else if (st.inflight) {
         const f = st.inflight;
