@@ -28,7 +28,7 @@ import type { Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
 import { trace, tracing, type Logger } from './log';
 import { installWorkerProviders, setWorkerProviderCallTimeout } from './providers';
-import { interruptPreviews, PREVIEW_INTERRUPTED, Refusal, type PreviewCall } from './preview/worker';
+import { failureText, interruptPreviews, PREVIEW_INTERRUPTED, Refusal, type PreviewCall } from './preview/worker';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
 
@@ -106,7 +106,7 @@ export function serveAnalysis(engine: Engine): void {
         if (!engine.preview) throw new Error('this engine makes no previews');
         a = { id: msg.id, previewResult: await make() };
       } catch (e) {
-        a = { id: msg.id, previewError: e instanceof Refusal ? `refusal:${e.message}` : e instanceof Error ? (e.stack ?? e.message) : String(e) };
+        a = { id: msg.id, previewError: failureText(e) };
       }
       try {
         port.postMessage(a);

@@ -41,12 +41,6 @@ export interface IndexedFile {
 export class Segments<T> implements Iterable<T> {
   constructor(private readonly parts: readonly (readonly T[])[]) {}
 
-  get length(): number {
-    let n = 0;
-    for (const p of this.parts) n += p.length;
-    return n;
-  }
-
   *[Symbol.iterator](): Iterator<T> {
     for (const p of this.parts) yield* p;
   }

@@ -112,6 +112,11 @@ export type WorkerMessage =
 /** A user-facing refusal (lock held, stale plan, unknown workspace): answered as RequestFailed. */
 export class Refusal extends Error {}
 
+/** How a failed request is answered by a worker: a refusal as "refusal:<message>" (shown as RequestFailed), a bug with its stack. */
+export function failureText(e: unknown): string {
+  return e instanceof Refusal ? `refusal:${e.message}` : e instanceof Error ? (e.stack ?? e.message) : String(e);
+}
+
 // ---- the PlanResourceChange cache --------------------------------------------------------------------------
 
 /**
@@ -379,12 +384,13 @@ export async function makePreview(
     phases[name] = Math.round(now - mark);
     mark = now;
   };
+  // With the analysis's cache, a cache of the preview's own would hold the model a second time.
+  if (shared) fileCaches.delete(dir);
   let cache = shared?.cache ?? fileCaches.get(dir);
   if (!cache) {
     fileCaches.set(dir, (cache = new Map()));
     if (fileCaches.size > 8) fileCaches.delete(fileCaches.keys().next().value as string);
   }
-  if (shared) fileCaches.delete(dir);
   const cfg = await loadConfig(io, false, overlays, cache, shared?.budgetMs);
   phase('load');
   // Configuration errors are the analysis's diagnostics already; the preview only says it could not plan.
@@ -864,7 +870,7 @@ export function servePreview(): void {
         }
         post({ id: req.id, result });
       } catch (e) {
-        post({ id: req.id, error: e instanceof Refusal ? `refusal:${e.message}` : e instanceof Error ? (e.stack ?? e.message) : String(e) });
+        post({ id: req.id, error: failureText(e) });
       }
     })();
   });
