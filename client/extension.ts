@@ -45,7 +45,7 @@ import {
 import { SCHEME, VirtualDocuments } from './documents';
 import { confirmation, isEmptySummary, lockHolderLine, mergeProgress, runArgs, shortSummary, summaryLine, type Confirmation, type InstanceNode, type TreeNode } from './model';
 import { ResourcesTree, RunsTree, type RunNode } from './views';
-import { SERVER_EXEC_ARGV } from '../server/lsp/launch';
+import { SERVER_ENV, SERVER_EXEC_ARGV } from '../server/lsp/launch';
 
 /** What activate() returns: the test hook and read access to what the views show. */
 export interface ForesightApi {
@@ -223,9 +223,10 @@ class Extension {
 
   private async startClient(): Promise<void> {
     const module = this.context.asAbsolutePath('dist/server.js');
+    const env = { ...process.env, ...SERVER_ENV };
     const serverOptions: ServerOptions = {
-      run: { module, transport: TransportKind.ipc, options: { execArgv: [...SERVER_EXEC_ARGV] } },
-      debug: { module, transport: TransportKind.ipc, options: { execArgv: [...SERVER_EXEC_ARGV, '--nolazy', '--inspect=6009'] } },
+      run: { module, transport: TransportKind.ipc, options: { execArgv: [...SERVER_EXEC_ARGV], env } },
+      debug: { module, transport: TransportKind.ipc, options: { execArgv: [...SERVER_EXEC_ARGV, '--nolazy', '--inspect=6009'], env } },
     };
     // Files changed on disk (not open, or saved by other programs) change the analysis of their module.
     const watcher = vscode.workspace.createFileSystemWatcher('**/*.{tf,tfvars,tf.json,tfvars.json}');

@@ -1,5 +1,6 @@
-// How the language server's process is started: the Node options the VS Code client passes (client/extension.ts)
-// and the test client uses (test/lsp/client.ts), so that tests and benches measure the server as it runs.
+// How the language server's process is started: the Node options and environment the VS Code client passes
+// (client/extension.ts) and the test client uses (test/lsp/client.ts), so that tests and benches measure the server
+// as it runs. An editor that starts dist/server.js itself should pass the same.
 
 /**
  * `--max-semi-space-size=2`: the main thread's young generation (two semi-spaces of at most 2 MB). Under Node's
@@ -9,3 +10,13 @@
  * (analysisWorker.ts).
  */
 export const SERVER_EXEC_ARGV: readonly string[] = ['--max-semi-space-size=2'];
+
+/**
+ * Environment added to the server's (the parent's environment is kept). `MALLOC_MMAP_THRESHOLD_` pins glibc's mmap
+ * threshold at its default, 128 KiB, which turns off its dynamic growth: after the first large block is freed,
+ * glibc raises the threshold to that block's size, and from then on the large blocks (the buffers of worker messages
+ * and of big LSP messages, several MB each) come from the thread's malloc arena, which keeps the memory after they
+ * are freed. Measured on the language server bench: malloc arenas about 45 MB without it, about 12 MB with it, and
+ * the same latencies. Other C libraries ignore the variable.
+ */
+export const SERVER_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072' };

@@ -12,7 +12,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import type { Diagnostic, InitializeResult } from 'vscode-languageserver-protocol';
-import { SERVER_EXEC_ARGV } from '../../server/lsp/launch';
+import { SERVER_ENV, SERVER_EXEC_ARGV } from '../../server/lsp/launch';
 
 export interface Published {
   uri: string;
@@ -32,9 +32,13 @@ export class TestClient {
   private exited = false;
 
   constructor() {
-    // The Node options the VS Code client starts the server with, then any the environment adds.
+    // The Node options and environment the VS Code client starts the server with, then any options the environment
+    // adds.
     const nodeArgs = [...SERVER_EXEC_ARGV, ...(process.env.FORESIGHT_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-    this.proc = spawn(process.execPath, [...nodeArgs, join(process.cwd(), 'dist', 'server.js'), '--stdio'], { stdio: 'pipe' });
+    this.proc = spawn(process.execPath, [...nodeArgs, join(process.cwd(), 'dist', 'server.js'), '--stdio'], {
+      stdio: 'pipe',
+      env: { ...process.env, ...SERVER_ENV },
+    });
     this.proc.on('exit', () => {
       this.exited = true;
       this.notify();
