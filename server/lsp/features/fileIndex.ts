@@ -163,7 +163,7 @@ function collectRefs(n: SyntaxNode, refs: Ref[]): void {
 function addRef(n: SyntaxNode, refs: Ref[]): void {
   const id = n.firstNamedChild;
   // Error recovery inserts zero-length (MISSING) identifiers; they name nothing.
-  if (!id || id.text === '') return;
+  if (!id || id.text === '' || isBareKey(n)) return;
   const parts: Named[] = [];
   const start = rangeOf(n).start;
   let end = rangeOf(n).end;
@@ -175,6 +175,17 @@ function addRef(n: SyntaxNode, refs: Ref[]): void {
     end = rangeOf(s).end;
   }
   refs.push({ root: { name: nameOf(id), range: rangeOf(id) }, parts, range: { start, end } });
+}
+
+/**
+ * An object key that is a bare identifier (`{ env = ... }`): HCL reads it as the literal string, not as a reference
+ * (a key with steps, `{ a.b = ... }`, or in parentheses is an expression).
+ */
+function isBareKey(v: SyntaxNode): boolean {
+  const e = v.parent;
+  if (!e || e.type !== 'expression' || e.namedChildCount !== 1) return false;
+  const elem = e.parent;
+  return !!elem && elem.type === 'object_elem' && elem.firstNamedChild?.equals(e) === true;
 }
 
 /** Collects traversals in nested blocks too (blockOf only collects per body). */
