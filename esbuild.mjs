@@ -34,8 +34,12 @@ await Promise.all([
 // dist/cli.js and dist/server.js: the bundle wrapped in a CommonJS function expression, as a comment that
 // server/loader.ts compiles with a V8 code cache keyed by the bundle's hash (see loader.ts for the invariants). The
 // wrapper adds no line, so stack positions are the bundle's own; the .js.map file maps the bundle.
+//
+// Whitespace and syntax are minified (names are kept, so stacks still name their functions): every thread of the
+// language server holds its bundle's source text for as long as it runs (V8 compiles functions lazily from it),
+// 4.4 MB as written, 3.2 MB minified.
 async function buildWrapped(kind, entry, out) {
-  const built = await esbuild.build({ ...common, entryPoints: [entry], outfile: out, write: false });
+  const built = await esbuild.build({ ...common, minifyWhitespace: true, minifySyntax: true, entryPoints: [entry], outfile: out, write: false });
   const code = built.outputFiles.find((f) => f.path.endsWith('.js')).text;
   const map = built.outputFiles.find((f) => f.path.endsWith('.map'));
   // esbuild escapes non-ASCII characters everywhere but in comments; escaping the rest keeps the file ASCII.
