@@ -14,7 +14,7 @@
 import type { Diagnostic } from '../diags/diagnostic';
 import type { Expr, ObjectItem } from '../lang/ast';
 import { exact } from '../lang/ast';
-import { MAX_EXPR_DEPTH, parseExpression } from '../lang/parse';
+import { internName, MAX_EXPR_DEPTH, parseExpression } from '../lang/parse';
 import { Value } from '../lang/value';
 import type { SynItem, SynStructure, Tok } from '../syntax/errors';
 import { MAX_BLOCK_DEPTH } from '../syntax/errors';
@@ -67,7 +67,7 @@ class Builder {
     for (const it of items) {
       if (it.kind === 'attr') {
         const expr = this.topExpression(it.first, it.last);
-        attributes.push({ name: it.name.text, nameRange: this.range(it.name.start, it.name.end), expr, range: this.range(it.name.start, expr.offset + expr.text.length) });
+        attributes.push({ name: internName(it.name.text), nameRange: this.range(it.name.start, it.name.end), expr, range: this.range(it.name.start, expr.offset + expr.text.length) });
       } else {
         if (depth >= MAX_BLOCK_DEPTH) unsure();
         blocks.push(this.block(it, depth + 1));
@@ -372,7 +372,7 @@ class Builder {
     let key: Expression;
     if (bare) {
       const kr = this.range(t[first].start, t[first].end);
-      key = this.element(first, kl, depth, refs, ast?.key, { root: t[first].text, rootRange: kr, steps: [], range: kr });
+      key = this.element(first, kl, depth, refs, ast?.key, { root: internName(t[first].text), rootRange: kr, steps: [], range: kr });
     } else {
       // A keyword key (true = 1) is the name in the object's AST but a literal when its text is parsed alone.
       const keyword = kl === first && t[first].kind === 'ident';

@@ -6,7 +6,7 @@
 import type { Range } from '../diags/diagnostic';
 import type { Expr, StepRun, Traversal, TraverseStep } from '../lang/ast';
 import { compactSteps, isStepRun, stepParts } from '../lang/ast';
-import { MAX_EXPR_DEPTH, parseExpression, references, TOO_DEEP_SUMMARY } from '../lang/parse';
+import { internName, MAX_EXPR_DEPTH, parseExpression, references, TOO_DEEP_SUMMARY } from '../lang/parse';
 import type { Diagnostic } from '../diags/diagnostic';
 import { MAX_BLOCK_DEPTH } from '../syntax/errors';
 import { Value } from '../lang/value';
@@ -105,7 +105,7 @@ function bodyFromNode(node: SyntaxNode, src: SourceText, depth: number, diags: D
       const e = c.namedChildren.find((x) => x?.type === 'expression');
       if (!id || !e) continue;
       const expr = expressionFromNode(e, src, 0, diags);
-      attributes.push({ name: id.text, nameRange: nodeRange(id, src), expr, range: src.range(c.startIndex, e.endIndex) });
+      attributes.push({ name: internName(id.text), nameRange: nodeRange(id, src), expr, range: src.range(c.startIndex, e.endIndex) });
     } else if (c.type === 'block') {
       if (depth >= MAX_BLOCK_DEPTH) continue;
       const blk = blockFromNode(c, src, depth + 1, diags);
@@ -342,7 +342,7 @@ function keyExpression(k: SyntaxNode, src: SourceText, depth: number, parentRefs
   if (!bare) return expressionFromNode(k, src, depth, undefined, parentRefs);
   const v = kids[0]!;
   const vr = nodeRange(v, src);
-  return expressionFromNode(k, src, depth, undefined, [{ root: v.text, rootRange: vr, steps: [], range: vr }]);
+  return expressionFromNode(k, src, depth, undefined, [{ root: internName(v.text), rootRange: vr, steps: [], range: vr }]);
 }
 
 /** The single meaningful child of an expression node: the node itself when it is not an `expression`. */

@@ -77,6 +77,23 @@ const C_NL = TT_CODE.nl;
 const F_STRIP = 1;
 const F_FLUSH = 2;
 
+/** Interned names (see internName); cleared when full, so it stays small. */
+const NAMES = new Map<string, string>();
+const NAMES_MAX = 8192;
+
+/**
+ * One string per name: a configuration repeats a few names (`var`, `env`, `id`) thousands of times, and each token's
+ * text is a copy of its own. Traversal roots and attribute steps are kept for as long as their file's model.
+ */
+export function internName(s: string): string {
+  if (s.length > 64) return s;
+  const known = NAMES.get(s);
+  if (known !== undefined) return known;
+  if (NAMES.size >= NAMES_MAX) NAMES.clear();
+  NAMES.set(s, s);
+  return s;
+}
+
 /** The capacity of pooled token arrays: texts shorter than this reuse them (Tokens.release). */
 const POOLED_CAP = 256;
 const TOKEN_POOL: { kind: Uint8Array; start: Int32Array; end: Int32Array; flags: Uint8Array }[] = [];
@@ -986,7 +1003,7 @@ class Parser {
         const n = this.peek();
         if (n.type === 'ident') {
           this.next();
-          from = this.addStep(from, { kind: 'attr', name: n.text, range: this.span(this.rangeOf(t), this.rangeOf(n)) });
+          from = this.addStep(from, { kind: 'attr', name: internName(n.text), range: this.span(this.rangeOf(t), this.rangeOf(n)) });
           continue;
         }
         if (n.type === 'number' && !attrOnly) {
@@ -1183,7 +1200,7 @@ class Parser {
       case 'null':
         return { kind: 'literal', value: Value.null(), range: r };
     }
-    const tr: Traversal = { root: t.text, rootRange: r, steps: [], range: r };
+    const tr: Traversal = { root: internName(t.text), rootRange: r, steps: [], range: r };
     return { kind: 'scopeTraversal', traversal: tr, range: r };
   }
 
@@ -1304,7 +1321,7 @@ class Parser {
             // A bare name (even true/false/null) before "=" is the attribute name itself.
             this.next();
             const r = this.rangeOf(kt);
-            key = { kind: 'scopeTraversal', traversal: { root: kt.text, rootRange: r, steps: [], range: r }, range: r };
+            key = { kind: 'scopeTraversal', traversal: { root: internName(kt.text), rootRange: r, steps: [], range: r }, range: r };
             keyIsIdent = true;
             this.spans?.set(key, [kt.start, kt.end]);
           } else key = this.parseExpression();
