@@ -4,10 +4,27 @@
 
 import type { Pos, Range } from '../diags/diagnostic';
 
-/** Entries of SourceText's position cache (a power of two). */
-const POS_CACHE = 256;
+/** Entries of the position and range caches (a power of two). */
+const POS_CACHE = 4096;
+
+/**
+ * The last positions and ranges asked for, direct-mapped by offset and stamped with the asking text's id: the ranges
+ * of a body and of its expressions' ASTs share their Pos objects (an attribute's start is its name's, an expression's
+ * is its first token's), and equal ranges are one object. Pos and Range objects are never mutated, so sharing is
+ * invisible. One cache for all texts (texts are read one after another), large enough for a whole file of a few KB;
+ * a cache per text kept about 7 KB for each file of every loaded module.
+ */
+const cacheAt = new Int32Array(POS_CACHE).fill(-1);
+const cacheWho = new Int32Array(POS_CACHE);
+const cachePos: Pos[] = new Array(POS_CACHE);
+const cacheRangeAt = new Int32Array(2 * POS_CACHE).fill(-1);
+const cacheRangeWho = new Int32Array(POS_CACHE);
+const cacheRange: (Range | undefined)[] = new Array(POS_CACHE);
+let lastId = 0;
 
 export class SourceText {
+  /** This text's stamp in the caches. */
+  private readonly id = (lastId = (lastId % 0x7ffffffe) + 1);
   /** UTF-16 offset of the start of each line. */
   private readonly lineStarts: number[] = [0];
   /** UTF-8 byte offset of the start of each line. */
@@ -18,16 +35,6 @@ export class SourceText {
   /** naBytes[k] / naCols[k]: UTF-8 bytes / code points minus code units over the first k of them. */
   private readonly naBytes: number[] = [0];
   private readonly naCols: number[] = [0];
-
-  /**
-   * The last positions asked for, direct-mapped by offset: the ranges of a body and of its expressions' ASTs
-   * share their Pos objects (an attribute's start is its name's, an expression's is its first token's), which
-   * halves the positions a configuration keeps. Pos objects are never mutated, so sharing is invisible.
-   */
-  private readonly cacheAt = new Int32Array(POS_CACHE).fill(-1);
-  private readonly cachePos: Pos[] = new Array(POS_CACHE);
-  private readonly cacheRangeAt = new Int32Array(2 * POS_CACHE);
-  private readonly cacheRange: (Range | undefined)[] = new Array(POS_CACHE);
 
   constructor(
     readonly filename: string,
@@ -83,10 +90,11 @@ export class SourceText {
   pos(index: number): Pos {
     index = Math.max(0, Math.min(index, this.text.length));
     const slot = index & (POS_CACHE - 1);
-    if (this.cacheAt[slot] === index) return this.cachePos[slot];
+    if (cacheAt[slot] === index && cacheWho[slot] === this.id) return cachePos[slot];
     const p = this.computePos(index);
-    this.cacheAt[slot] = index;
-    this.cachePos[slot] = p;
+    cacheAt[slot] = index;
+    cacheWho[slot] = this.id;
+    cachePos[slot] = p;
     return p;
   }
 
@@ -129,12 +137,13 @@ export class SourceText {
     // Shared as positions are (an expression's range is its AST root's, a reference's root range is its
     // traversal's); Range objects are never mutated either.
     const slot = (start * 31 + end) & (POS_CACHE - 1);
-    const r = this.cacheRange[slot];
-    if (r && this.cacheRangeAt[2 * slot] === start && this.cacheRangeAt[2 * slot + 1] === end) return r;
+    const r = cacheRange[slot];
+    if (r && cacheRangeAt[2 * slot] === start && cacheRangeAt[2 * slot + 1] === end && cacheRangeWho[slot] === this.id) return r;
     const fresh = { filename: this.filename, start: this.pos(start), end: this.pos(end) };
-    this.cacheRange[slot] = fresh;
-    this.cacheRangeAt[2 * slot] = start;
-    this.cacheRangeAt[2 * slot + 1] = end;
+    cacheRange[slot] = fresh;
+    cacheRangeAt[2 * slot] = start;
+    cacheRangeAt[2 * slot + 1] = end;
+    cacheRangeWho[slot] = this.id;
     return fresh;
   }
 
