@@ -75,7 +75,7 @@ export function resourceProviderLocal(r: Resource): { local: string; alias?: str
 
 /** `provider["fqn"]` or `provider["fqn"].alias`. */
 export function providerConfigAddr(fqn: string, alias?: string): string {
-  return `provider["${fqn}"]${alias ? '.' + alias : ''}`;
+  return absProviderConfigString({ module: '', fqn, alias });
 }
 
 /** Static module path ("module.a.module.b") of a module instance address ("module.a[0].module.b"). */

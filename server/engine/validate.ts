@@ -344,8 +344,15 @@ function cacheKey(r: Resource, m: Module, base: string): string | undefined {
     if (!v) return undefined;
     if (v.sensitive) key += `${name},`;
   }
+  // Most resources of a module have the same key: one string for all (the per-body caches keep one per body).
+  const known = cacheKeys.get(key);
+  if (known !== undefined) return known;
+  if (cacheKeys.size >= 4096) cacheKeys.clear();
+  cacheKeys.set(key, key);
   return key;
 }
+
+const cacheKeys = new Map<string, string>();
 
 // ---- placing provider diagnostics (tfdiags InConfigBody) -------------------------------------------------
 

@@ -364,9 +364,21 @@ export interface AbsProviderConfig {
   alias?: string;
 }
 
-/** As Terraform writes it in state and messages: `module.a.provider["registry.terraform.io/hashicorp/random"].west`. */
+/** Provider configuration addresses made so far (a few per configuration): one flat string each. */
+const configAddrs = new Map<string, string>();
+
+/**
+ * As Terraform writes it in state and messages: `module.a.provider["registry.terraform.io/hashicorp/random"].west`.
+ * Every resource's graph node and planned change keeps one: the same address is one string, not a concatenation
+ * per resource.
+ */
 export function absProviderConfigString(a: AbsProviderConfig): string {
-  return `${a.module ? a.module + '.' : ''}provider["${a.fqn}"]${a.alias ? '.' + a.alias : ''}`;
+  const s = `${a.module ? a.module + '.' : ''}provider["${a.fqn}"]${a.alias ? '.' + a.alias : ''}`;
+  const known = configAddrs.get(s);
+  if (known !== undefined) return known;
+  if (configAddrs.size >= 1024) configAddrs.clear();
+  configAddrs.set(s, s);
+  return s;
 }
 
 function parentPath(path: string): string | undefined {
