@@ -34,52 +34,54 @@ export interface IndexedFile {
 }
 
 /**
- * The entries of a module's files, file after file, read in place: a module index is rebuilt after every edit, and
- * flat arrays of 5,000 resources' declarations and references were copied each time (large arrays the main thread
- * then had to collect).
+ * The entries of a module's files, file after file, read in place and paired with their file as they are read: a
+ * module index is rebuilt after every edit, and flat arrays of 5,000 resources' declarations and references were
+ * copied each time (large arrays the main thread then had to collect); pairs made once per entry and kept were
+ * another object per reference.
  */
-export class Segments<T> implements Iterable<T> {
-  constructor(private readonly parts: readonly (readonly T[])[]) {}
+export class Segments<X, T> implements Iterable<T> {
+  constructor(
+    private readonly files: readonly IndexedFile[],
+    private readonly items: (f: IndexedFile) => readonly X[],
+    private readonly pair: (file: IndexedFile, x: X) => T,
+  ) {}
 
   *[Symbol.iterator](): Iterator<T> {
-    for (const p of this.parts) yield* p;
+    for (const f of this.files) for (const x of this.items(f)) yield this.pair(f, x);
   }
 
   find(f: (x: T) => boolean): T | undefined {
-    for (const p of this.parts) for (const x of p) if (f(x)) return x;
+    for (const file of this.files)
+      for (const x of this.items(file)) {
+        const p = this.pair(file, x);
+        if (f(p)) return p;
+      }
     return undefined;
   }
 
   filter(f: (x: T) => boolean): T[] {
     const out: T[] = [];
-    for (const p of this.parts) for (const x of p) if (f(x)) out.push(x);
+    for (const p of this) if (f(p)) out.push(p);
     return out;
   }
 
   map<U>(f: (x: T) => U): U[] {
     const out: U[] = [];
-    for (const p of this.parts) for (const x of p) out.push(f(x));
+    for (const p of this) out.push(f(p));
     return out;
   }
 }
 
-/** Each indexed file's declarations and references paired with the file (made once per file object). */
-const fileEntries = new WeakMap<IndexedFile, { decls: { file: IndexedFile; decl: Decl }[]; refs: { file: IndexedFile; ref: Ref }[] }>();
-
-function entriesOf(file: IndexedFile): { decls: { file: IndexedFile; decl: Decl }[]; refs: { file: IndexedFile; ref: Ref }[] } {
-  let e = fileEntries.get(file);
-  if (!e) {
-    e = { decls: file.index.decls.map((decl) => ({ file, decl })), refs: file.index.refs.map((ref) => ({ file, ref })) };
-    fileEntries.set(file, e);
-  }
-  return e;
-}
+const declsOf = (f: IndexedFile): readonly Decl[] => f.index.decls;
+const refsOf = (f: IndexedFile): readonly Ref[] => f.index.refs;
+const declEntry = (file: IndexedFile, decl: Decl) => ({ file, decl });
+const refEntry = (file: IndexedFile, ref: Ref) => ({ file, ref });
 
 export interface ModuleIndex {
   dir: string;
   files: IndexedFile[];
-  decls: Segments<{ file: IndexedFile; decl: Decl }>;
-  refs: Segments<{ file: IndexedFile; ref: Ref }>;
+  decls: Segments<Decl, { file: IndexedFile; decl: Decl }>;
+  refs: Segments<Ref, { file: IndexedFile; ref: Ref }>;
   /** The managed resource types the module declares (reference roots that name resources). */
   resourceTypes: Set<string>;
 }
@@ -289,17 +291,9 @@ export class Workspace {
     }
     const cached = this.modules.get(dir);
     if (cached && cached.key.length === files.length && cached.key.every((f, i) => f === files[i])) return cached.index;
-    // After an edit only the edited file's entries are new (entriesOf keeps each file's).
-    const decls: (readonly { file: IndexedFile; decl: Decl }[])[] = [];
-    const refs: (readonly { file: IndexedFile; ref: Ref }[])[] = [];
     const resourceTypes = new Set<string>();
-    for (const file of files) {
-      const e = entriesOf(file);
-      decls.push(e.decls);
-      refs.push(e.refs);
-      for (const { decl } of e.decls) if (decl.kind === 'resource' && decl.type !== undefined) resourceTypes.add(decl.type);
-    }
-    const index: ModuleIndex = { dir, files, decls: new Segments(decls), refs: new Segments(refs), resourceTypes };
+    for (const file of files) for (const decl of file.index.decls) if (decl.kind === 'resource' && decl.type !== undefined) resourceTypes.add(decl.type);
+    const index: ModuleIndex = { dir, files, decls: new Segments(files, declsOf, declEntry), refs: new Segments(files, refsOf, refEntry), resourceTypes };
     this.modules.set(dir, { key: files, index });
     return index;
   }
