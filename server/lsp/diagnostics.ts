@@ -380,14 +380,22 @@ export class DiagnosticsScheduler {
     return n;
   }
 
-  /** The analysis's diagnostics of `doc` followed by the preview plans' ones. */
+  /**
+   * The analysis's diagnostics of `doc` followed by the preview plans' ones. A plan validates the configuration
+   * again, so its errors repeat the analysis's provider diagnostics: one that the analysis shows at the same range
+   * with the same message is left out.
+   */
   private convert(doc: OpenDocument, st: DirState | undefined): Diagnostic[] {
     const own = st ? this.convertAnalysis(doc, st) : [];
     if (doc.path === undefined || this.preview.size === 0) return own;
     let out = own;
+    let shown: Set<string> | undefined;
     for (const byFile of this.preview.values()) {
       const p = byFile.get(doc.path);
-      if (p) out = out === own ? [...own, ...p] : [...out, ...p];
+      if (!p) continue;
+      shown ??= new Set(own.map(sameKey));
+      const fresh = p.filter((d) => !shown!.has(sameKey(d)));
+      if (fresh.length) out = [...out, ...fresh];
     }
     return out;
   }
@@ -401,4 +409,10 @@ export class DiagnosticsScheduler {
     const index = text === undefined || text === doc.text ? doc.lines : new LineIndex(text);
     return all.map((d) => toLspDiagnostic(d, index));
   }
+}
+
+/** What makes two diagnostics the same to the user: range, severity and message. */
+function sameKey(d: Diagnostic): string {
+  const r = d.range;
+  return `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}:${d.severity ?? ''}:${d.message}`;
 }

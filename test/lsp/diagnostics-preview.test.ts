@@ -115,6 +115,35 @@ test('push: preview diagnostics are appended with their own source, only changed
   }
 });
 
+test('a preview error that repeats one of the analysis\'s (same range, severity and message) is shown once', async () => {
+  await initParser();
+  const f = fixture(false);
+  try {
+    f.sched.changed(f.documents.open(uri(A), 'terraform', 1, 'a {\n  x = 1\n}\n'));
+    await settle(f, [uri(A)]);
+    const again: Diagnostic = {
+      range: { start: { line: 0, character: 2 }, end: { line: 0, character: 3 } },
+      severity: 1,
+      message: 'Unsupported argument\n\nAn argument named "x" is not expected here.',
+    };
+    f.sched.setPreviewDiagnostics(DIR, new Map([[A, [again, planError]]]));
+    assert.deepEqual(
+      f.published.at(-1)?.diagnostics.map((d) => [d.source, d.message]),
+      [
+        ['foresight', 'Unsupported argument\n\nAn argument named "x" is not expected here.'],
+        ['foresight preview', 'Invalid for_each argument'],
+      ],
+    );
+    // The same message elsewhere is another diagnostic.
+    const elsewhere = { ...again, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } };
+    f.sched.setPreviewDiagnostics(DIR, new Map([[A, [elsewhere]]]));
+    assert.deepEqual(f.published.at(-1)?.diagnostics.map((d) => d.source), ['foresight', 'foresight preview']);
+  } finally {
+    f.sched.dispose();
+    f.documents.disposeAll();
+  }
+});
+
 test('pull: a pull answers the merged result; a change to an already pulled document asks for a refresh', async () => {
   await initParser();
   const f = fixture(true);
