@@ -413,7 +413,7 @@ function collectRefs(root: SyntaxNode, src: SourceText, bound0: Set<string>, out
             if (s.type === 'get_attr') {
               const id = s.namedChildren.find((x) => x?.type === 'identifier');
               if (!id) break;
-              steps.push({ kind: 'attr', name: id.text, range: nodeRange(s, src) });
+              steps.push({ kind: 'attr', name: internName(id.text), range: nodeRange(s, src) });
               end = s.endIndex;
             } else if (s.type === 'index') {
               const key = literalIndexKey(s);

@@ -1112,7 +1112,7 @@ class Parser {
     const src = this.src;
     if (count < COMPACT_RUN_MIN) {
       for (let k = q0; k < q; k += 2) {
-        from = this.addStep(from, { kind: 'attr', name: toks.textOf(k + 1), range: src.range(toks.start[k], toks.end[k + 1]) });
+        from = this.addStep(from, { kind: 'attr', name: internName(toks.textOf(k + 1)), range: src.range(toks.start[k], toks.end[k + 1]) });
       }
       return from;
     }
