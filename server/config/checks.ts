@@ -8,6 +8,7 @@
 import type { Diagnostic } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
 import type { Traversal } from '../lang/ast';
+import { NONE as EMPTY } from '../lang/ast';
 import { references } from '../lang/parse';
 import type { Expression, Reference } from './hclbody';
 import { toReference as bodyReference } from './hclbody';
@@ -264,7 +265,8 @@ function exprCheck(mod: Module, sig: number, e: Expression, scope: Scope, sk: st
   if (!c || c.sig !== sig || c.scope !== sk || c.mod !== mod.path) {
     const own: Diagnostic[] = [];
     const targets = refsOf(e).map((r) => checkRef(mod, r, scope, own));
-    c = { sig, scope: sk, mod: mod.path, diags: own, targets };
+    // Most expressions have no findings and many no references: the shared empty list for those.
+    c = { sig, scope: sk, mod: mod.path, diags: own.length ? own : EMPTY, targets: targets.length ? targets : EMPTY };
     checkCache.set(e, c);
   }
   return c;
@@ -395,7 +397,7 @@ function checkResource(mod: Module, sig: number, r: Resource): ResourceCheck {
     for (const x of r.lifecycle.preconditions) add([x.condition, x.errorMessage], scope);
     for (const x of r.lifecycle.postconditions) add([x.condition, x.errorMessage], { ...scope, self: true });
   }
-  return { key, sig, mod: mod.path, diags, targets: [...targets] };
+  return { key, sig, mod: mod.path, diags: diags.length ? diags : EMPTY, targets: targets.size ? [...targets] : EMPTY };
 }
 
 const NONE: Scope = { count: false, each: false, self: false };

@@ -13,7 +13,7 @@
 
 import type { Diagnostic } from '../diags/diagnostic';
 import type { Expr, ObjectItem } from '../lang/ast';
-import { exact } from '../lang/ast';
+import { exact, NONE } from '../lang/ast';
 import { internName, MAX_EXPR_DEPTH, parseExpression } from '../lang/parse';
 import { Value } from '../lang/value';
 import type { SynItem, SynStructure, Tok } from '../syntax/errors';
@@ -372,7 +372,7 @@ class Builder {
     let key: Expression;
     if (bare) {
       const kr = this.range(t[first].start, t[first].end);
-      key = this.element(first, kl, depth, refs, ast?.key, { root: internName(t[first].text), rootRange: kr, steps: [], range: kr });
+      key = this.element(first, kl, depth, refs, ast?.key, { root: internName(t[first].text), rootRange: kr, steps: NONE, range: kr });
     } else {
       // A keyword key (true = 1) is the name in the object's AST but a literal when its text is parsed alone.
       const keyword = kl === first && t[first].kind === 'ident';

@@ -5,7 +5,7 @@
 
 import type { Range } from '../diags/diagnostic';
 import type { Expr, StepRun, Traversal, TraverseStep } from '../lang/ast';
-import { compactSteps, isStepRun, stepParts } from '../lang/ast';
+import { compactSteps, isStepRun, NONE, stepParts } from '../lang/ast';
 import { internName, MAX_EXPR_DEPTH, parseExpression, references, TOO_DEEP_SUMMARY } from '../lang/parse';
 import type { Diagnostic } from '../diags/diagnostic';
 import { MAX_BLOCK_DEPTH } from '../syntax/errors';
@@ -342,7 +342,7 @@ function keyExpression(k: SyntaxNode, src: SourceText, depth: number, parentRefs
   if (!bare) return expressionFromNode(k, src, depth, undefined, parentRefs);
   const v = kids[0]!;
   const vr = nodeRange(v, src);
-  return expressionFromNode(k, src, depth, undefined, [{ root: internName(v.text), rootRange: vr, steps: [], range: vr }]);
+  return expressionFromNode(k, src, depth, undefined, [{ root: internName(v.text), rootRange: vr, steps: NONE, range: vr }]);
 }
 
 /** The single meaningful child of an expression node: the node itself when it is not an `expression`. */

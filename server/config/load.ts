@@ -47,6 +47,7 @@ function resourceIndex(mod: Module): Map<string, Module['resources'][number]> {
 }
 import { rangeBetween, rangeString, SourceText } from './source';
 import { parseTypeConstraint } from './typeexpr';
+import { NONE } from '../lang/ast';
 
 export interface LoadOptions {
   /** Unsaved editor text by absolute path, used instead of the file on disk. */
@@ -828,16 +829,16 @@ function missingBase(diags: Diagnostic[], what: string, name: string, range: Ran
 }
 
 function mergeBody(base: Body, over: Body): void {
+  // New lists: a body's own may be the model's shared empty one (lang/ast.ts NONE).
+  const attributes = base.attributes.slice();
   for (const a of over.attributes) {
-    const i = base.attributes.findIndex((x) => x.name === a.name);
-    if (i >= 0) base.attributes[i] = a;
-    else base.attributes.push(a);
+    const i = attributes.findIndex((x) => x.name === a.name);
+    if (i >= 0) attributes[i] = a;
+    else attributes.push(a);
   }
+  base.attributes = attributes;
   const types = new Set(over.blocks.map((b) => b.type));
-  if (types.size) {
-    base.blocks = base.blocks.filter((b) => !types.has(b.type));
-    base.blocks.push(...over.blocks);
-  }
+  if (types.size) base.blocks = [...base.blocks.filter((b) => !types.has(b.type)), ...over.blocks];
 }
 
 function overrideVariable(base: Variable, o: Variable, b: Block): void {
@@ -1168,7 +1169,7 @@ function decodeResource(b: Block, mode: 'managed' | 'data', diags: Diagnostic[],
     forEach: c.attrs.get('for_each')?.expr,
     dependsOn: c.attrs.get('depends_on')?.expr,
     config: c.rest,
-    dynamic: [],
+    dynamic: NONE,
     file,
   };
   if (r.count && r.forEach)
@@ -1211,10 +1212,8 @@ function decodeResource(b: Block, mode: 'managed' | 'data', diags: Diagnostic[],
     else if (mode === 'data' && (blk.type === 'connection' || blk.type === 'provisioner'))
       diags.push(error('Unsupported block type', `Blocks of type "${blk.type}" are not expected here.`, blk.typeRange));
   }
-  for (const blk of c.rest.blocks) {
-    if (blk.type !== 'dynamic') continue;
-    r.dynamic.push(decodeDynamic(blk, diags));
-  }
+  const dynamic = c.rest.blocks.filter((blk) => blk.type === 'dynamic').map((blk) => decodeDynamic(blk, diags));
+  if (dynamic.length) r.dynamic = dynamic;
   return r;
 }
 

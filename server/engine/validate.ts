@@ -37,6 +37,7 @@ import type { GetProviderSchemaResponse, Provider, ProviderDiagnostic } from '..
 import type { ProviderFactory } from './context';
 import { providerFqn, resourceProviderLocal } from './context';
 import { decodeBody } from './decode';
+import { NONE } from '../lang/ast';
 
 export interface ProviderValidationOptions {
   /** Providers by fully-qualified address; undefined for one that is not available. */
@@ -175,7 +176,7 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
         continue;
       }
       const diags = await validateResource(r, fqn, e.provider, e.schema, ev, opts, `${addr ? addr + '.' : ''}${r.mode === 'managed' ? '' : 'data.'}${r.type}.${r.name}`);
-      if (key !== undefined) bodyCache.set(r.config, { key, diags });
+      if (key !== undefined) bodyCache.set(r.config, { key, diags: diags.length ? diags : NONE });
       for (const d of diags) out.push(d);
     }
     for (const call of m.moduleCalls.values()) if (call.module) await visit(call.module, `${addr ? addr + '.' : ''}module.${call.name}`);

@@ -18,7 +18,7 @@ import { posAt } from '../diags/diagnostic';
 import { Num } from './number';
 import { Value } from './value';
 import type { BinaryOp, Expr, ObjectItem, StepRun, Traversal, TraverseStep } from './ast';
-import { appendSteps, compactSteps, COMPACT_RUN_MIN, exact, forEachChild, trimSteps } from './ast';
+import { appendSteps, compactSteps, COMPACT_RUN_MIN, exact, forEachChild, NONE, trimSteps } from './ast';
 
 type TT =
   | 'ident'
@@ -1321,7 +1321,7 @@ class Parser {
             // A bare name (even true/false/null) before "=" is the attribute name itself.
             this.next();
             const r = this.rangeOf(kt);
-            key = { kind: 'scopeTraversal', traversal: { root: internName(kt.text), rootRange: r, steps: [], range: r }, range: r };
+            key = { kind: 'scopeTraversal', traversal: { root: internName(kt.text), rootRange: r, steps: NONE, range: r }, range: r };
             keyIsIdent = true;
             this.spans?.set(key, [kt.start, kt.end]);
           } else key = this.parseExpression();

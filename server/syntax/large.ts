@@ -10,6 +10,7 @@
 
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import type { Expr } from '../lang/ast';
+import { NONE } from '../lang/ast';
 import { MAX_EXPR_DEPTH, parseConfigBody, parseExpression, type RawBlock, type RawItem } from '../lang/parse';
 import { Value } from '../lang/value';
 import type { Attribute, Block, Body, Expression, Reference } from '../config/hclbody';
@@ -201,7 +202,7 @@ class Builder {
             key.literal = name === 'null' ? null : name === 'true';
           } else if (it.keyIsIdent && it.key.kind === 'scopeTraversal') {
             const r = it.key.range;
-            key = this.element(it.key, depth + 1, [{ root: name, rootRange: r, steps: [], range: r }]);
+            key = this.element(it.key, depth + 1, [{ root: name, rootRange: r, steps: NONE, range: r }]);
           } else key = this.element(it.key, depth + 1, within[2 * i]);
           return { key, value: this.element(it.value, depth + 1, within[2 * i + 1]) };
         });
