@@ -171,6 +171,9 @@ export class DiagnosticsScheduler {
     for (const doc of this.documents.all()) {
       if (doc.path === undefined || !affected.has(doc.path)) continue;
       const st = doc.dir === undefined ? undefined : this.dirs.get(doc.dir);
+      // A document edited since its analysis gets the new set with its next analysis result: merged now, the older
+      // analysis's diagnostics would go out under the document's newer version.
+      if (st?.results && st.texts.get(doc.path) !== doc.text) continue;
       const diags = this.convert(doc, st);
       const key = JSON.stringify(diags);
       if (this.sent.get(doc.uri) === key) continue;

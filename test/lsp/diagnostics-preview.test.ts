@@ -42,17 +42,25 @@ function fixture(pullMode: boolean) {
     format: () => undefined,
   };
   const published: { uri: string; diagnostics: Diagnostic[] }[] = [];
+  const versions: (number | undefined)[] = [];
   let refreshes = 0;
   const documents = new OpenDocuments();
   const sched = new DiagnosticsScheduler(
     engine,
     documents,
-    { publish: (u, d) => published.push({ uri: u, diagnostics: d }), refresh: () => refreshes++, status: () => undefined },
+    {
+      publish: (u, d, v) => {
+        published.push({ uri: u, diagnostics: d });
+        versions.push(v);
+      },
+      refresh: () => refreshes++,
+      status: () => undefined,
+    },
     { info: () => undefined, error: (m) => assert.fail(m) },
   );
   sched.debounceMs = 0;
   sched.pullMode = pullMode;
-  return { sched, documents, published, refreshes: () => refreshes, analyses: () => analyses };
+  return { sched, documents, published, versions, refreshes: () => refreshes, analyses: () => analyses };
 }
 
 const planError: Diagnostic = {
@@ -138,6 +146,32 @@ test('a preview error that repeats one of the analysis\'s (same range, severity 
     const elsewhere = { ...again, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } };
     f.sched.setPreviewDiagnostics(DIR, new Map([[A, [elsewhere]]]));
     assert.deepEqual(f.published.at(-1)?.diagnostics.map((d) => d.source), ['foresight', 'foresight preview']);
+  } finally {
+    f.sched.dispose();
+    f.documents.disposeAll();
+  }
+});
+
+test('a document edited since its analysis gets a new preview set with its next analysis, under that version', async () => {
+  await initParser();
+  const f = fixture(false);
+  try {
+    const doc = f.documents.open(uri(A), 'terraform', 1, 'a {\n  x = 1\n}\n');
+    f.sched.changed(doc);
+    await settle(f, [uri(A)]);
+    const before = f.published.length;
+    doc.update([{ text: 'a {\n  x = 2\n}\n' }], 2);
+    f.sched.setPreviewDiagnostics(DIR, new Map([[A, [planError]]]));
+    assert.equal(f.published.length, before, 'nothing is sent under version 2 from the analysis of version 1');
+    f.sched.changed(doc);
+    for (let i = 0; i < 200 && f.published.length === before; i++) await new Promise((r) => setTimeout(r, 5));
+    const last = f.published.at(-1)!;
+    assert.equal(last.uri, uri(A));
+    assert.deepEqual(
+      last.diagnostics.map((d) => d.source),
+      ['foresight', 'foresight preview'],
+    );
+    assert.equal(f.versions.at(-1), 2);
   } finally {
     f.sched.dispose();
     f.documents.disposeAll();
