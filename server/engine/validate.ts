@@ -38,6 +38,7 @@ import type { ProviderFactory } from './context';
 import { providerFqn, resourceProviderLocal } from './context';
 import { decodeBody } from './decode';
 import { NONE } from '../lang/ast';
+import { intern } from '../lang/intern';
 
 export interface ProviderValidationOptions {
   /** Providers by fully-qualified address; undefined for one that is not available. */
@@ -346,11 +347,7 @@ function cacheKey(r: Resource, m: Module, base: string): string | undefined {
     if (v.sensitive) key += `${name},`;
   }
   // Most resources of a module have the same key: one string for all (the per-body caches keep one per body).
-  const known = cacheKeys.get(key);
-  if (known !== undefined) return known;
-  if (cacheKeys.size >= 4096) cacheKeys.clear();
-  cacheKeys.set(key, key);
-  return key;
+  return intern(cacheKeys, key, 4096);
 }
 
 const cacheKeys = new Map<string, string>();

@@ -284,7 +284,7 @@ export const NONE = Object.freeze([]) as never[];
  * ASTs and the bodies built from them live as long as their configuration is open, so theirs are trimmed.
  */
 export function exact<T>(a: T[]): T[] {
-  return a.length === 0 ? (NONE) : a.slice();
+  return a.length === 0 ? NONE : a.slice();
 }
 
 /** `steps` without spare capacity: a copy of exactly its length (the same array when empty or compact). */

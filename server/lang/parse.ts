@@ -19,6 +19,7 @@ import { Num } from './number';
 import { Value } from './value';
 import type { BinaryOp, Expr, ObjectItem, StepRun, Traversal, TraverseStep } from './ast';
 import { appendSteps, compactSteps, COMPACT_RUN_MIN, exact, forEachChild, NONE, trimSteps } from './ast';
+import { intern } from './intern';
 
 type TT =
   | 'ident'
@@ -86,12 +87,7 @@ const NAMES_MAX = 8192;
  * text is a copy of its own. Traversal roots and attribute steps are kept for as long as their file's model.
  */
 export function internName(s: string): string {
-  if (s.length > 64) return s;
-  const known = NAMES.get(s);
-  if (known !== undefined) return known;
-  if (NAMES.size >= NAMES_MAX) NAMES.clear();
-  NAMES.set(s, s);
-  return s;
+  return s.length > 64 ? s : intern(NAMES, s, NAMES_MAX);
 }
 
 /** The capacity of pooled token arrays: texts shorter than this reuse them (Tokens.release). */

@@ -38,6 +38,7 @@ import { newestMeeting, parseProviderConstraints, providerConstraintsString } fr
 import { parseCoreConstraints } from '../versions/core';
 import { BUILTIN_PROVIDERS } from './builtin/index';
 import { parseFullyQualified } from '../addrs/provider';
+import { intern } from '../lang/intern';
 
 /** A provider Foresight can use: its address and the versions it offers (none for terraform.io/builtin). */
 export interface AvailableProvider {
@@ -373,12 +374,7 @@ const configAddrs = new Map<string, string>();
  * per resource.
  */
 export function absProviderConfigString(a: AbsProviderConfig): string {
-  const s = `${a.module ? a.module + '.' : ''}provider["${a.fqn}"]${a.alias ? '.' + a.alias : ''}`;
-  const known = configAddrs.get(s);
-  if (known !== undefined) return known;
-  if (configAddrs.size >= 1024) configAddrs.clear();
-  configAddrs.set(s, s);
-  return s;
+  return intern(configAddrs, `${a.module ? a.module + '.' : ''}provider["${a.fqn}"]${a.alias ? '.' + a.alias : ''}`, 1024);
 }
 
 function parentPath(path: string): string | undefined {

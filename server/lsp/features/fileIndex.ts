@@ -9,6 +9,7 @@
 
 import type { Position, Range } from 'vscode-languageserver';
 import type { SyntaxNode, Tree } from '../../syntax/treesitter';
+import { intern } from '../../lang/intern';
 
 export interface Named {
   name: string;
@@ -96,12 +97,7 @@ function position(line: number, character: number): Position {
 }
 
 function nameOf(n: SyntaxNode): string {
-  const t = n.text;
-  if (!names) return t;
-  const known = names.get(t);
-  if (known !== undefined) return known;
-  names.set(t, t);
-  return t;
+  return names ? intern(names, n.text, Infinity) : n.text;
 }
 
 function labelOf(n: SyntaxNode): Named {

@@ -58,7 +58,8 @@ import {
   type RunProgressParams,
 } from '../protocol';
 import type { Session } from '../session';
-import { intern, type DriftInfo, type FilePresentation } from './model';
+import { intern } from '../../lang/intern';
+import { HOVER_TEXTS_MAX, type DriftInfo, type FilePresentation } from './model';
 import {
   PREVIEW_INTERRUPTED,
   PREVIEW_WORKER_ROLE,
@@ -140,7 +141,7 @@ class PreviewWorker {
  * (the worker's shared strings too), and thousands of references have the same few hover texts.
  */
 function sharedTexts(f: FilePresentation, texts: Map<string, string>): FilePresentation {
-  for (const h of f.hovers) h.markdown = intern(texts, h.markdown);
+  for (const h of f.hovers) h.markdown = intern(texts, h.markdown, HOVER_TEXTS_MAX);
   return f;
 }
 

@@ -17,6 +17,7 @@ import { actionReasonJSON, isReplace, planSummary, type Action, type Plan, type 
 import { formatPath } from '../../providers/path';
 import { renderResourceChange } from '../../command/format/plan';
 import { instanceAddrString, instanceKeyString } from '../../states/state';
+import { intern } from '../../lang/intern';
 import { LineIndex } from '../convert';
 import type { PlannedAction, PlanSummary, ResourceChangeInfo } from '../protocol';
 
@@ -627,7 +628,7 @@ export function referenceHovers(
 
 function referenceHover(v: Value, ref: Reference, src: Sources): HoverInfo {
   const text = v.marks.has('sensitive') ? '(sensitive value)' : formatValue(v);
-  return { range: src.range(ref.range), markdown: intern(hoverTexts, '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\``) };
+  return { range: src.range(ref.range), markdown: intern(hoverTexts, '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\``, HOVER_TEXTS_MAX) };
 }
 
 /**
@@ -636,14 +637,8 @@ function referenceHover(v: Value, ref: Reference, src: Sources): HoverInfo {
  */
 const hoverTexts = new Map<string, string>();
 
-/** `s`, or the equal string `table` already holds (then kept). */
-export function intern(table: Map<string, string>, s: string): string {
-  const known = table.get(s);
-  if (known !== undefined) return known;
-  if (table.size >= 20_000) table.clear();
-  table.set(s, s);
-  return s;
-}
+/** Entries of a hover text table (hoverTexts, and the main thread's per preview). */
+export const HOVER_TEXTS_MAX = 20_000;
 
 /** The changes a resource reference's value is made of (referenceValue's `mine`), into `out`. */
 function referenceChanges(m: Module, ref: Reference, byGroup: Map<string, ResourceInstanceChange[]>, out: ResourceInstanceChange[]): void {
