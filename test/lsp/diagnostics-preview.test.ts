@@ -123,12 +123,29 @@ test('push: preview diagnostics are appended with their own source, only changed
   }
 });
 
-test('a preview error that repeats one of the analysis\'s (same range, severity and message) is shown once', async () => {
+/** Runs `body` on a push-mode fixture, disposed afterwards. */
+async function withFixture(body: (f: ReturnType<typeof fixture>) => Promise<void>): Promise<void> {
   await initParser();
   const f = fixture(false);
   try {
-    f.sched.changed(f.documents.open(uri(A), 'terraform', 1, 'a {\n  x = 1\n}\n'));
-    await settle(f, [uri(A)]);
+    await body(f);
+  } finally {
+    f.sched.dispose();
+    f.documents.disposeAll();
+  }
+}
+
+/** Opens a.tf (version 1, whose analysis reports one error) and waits for its diagnostics. */
+async function openAnalysedA(f: ReturnType<typeof fixture>) {
+  const doc = f.documents.open(uri(A), 'terraform', 1, 'a {\n  x = 1\n}\n');
+  f.sched.changed(doc);
+  await settle(f, [uri(A)]);
+  return doc;
+}
+
+test('a preview error that repeats one of the analysis\'s (same range, severity and message) is shown once', () =>
+  withFixture(async (f) => {
+    await openAnalysedA(f);
     const again: Diagnostic = {
       range: { start: { line: 0, character: 2 }, end: { line: 0, character: 3 } },
       severity: 1,
@@ -146,19 +163,11 @@ test('a preview error that repeats one of the analysis\'s (same range, severity 
     const elsewhere = { ...again, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } };
     f.sched.setPreviewDiagnostics(DIR, new Map([[A, [elsewhere]]]));
     assert.deepEqual(f.published.at(-1)?.diagnostics.map((d) => d.source), ['foresight', 'foresight preview']);
-  } finally {
-    f.sched.dispose();
-    f.documents.disposeAll();
-  }
-});
+  }));
 
-test('a document edited since its analysis gets a new preview set with its next analysis, under that version', async () => {
-  await initParser();
-  const f = fixture(false);
-  try {
-    const doc = f.documents.open(uri(A), 'terraform', 1, 'a {\n  x = 1\n}\n');
-    f.sched.changed(doc);
-    await settle(f, [uri(A)]);
+test('a document edited since its analysis gets a new preview set with its next analysis, under that version', () =>
+  withFixture(async (f) => {
+    const doc = await openAnalysedA(f);
     const before = f.published.length;
     doc.update([{ text: 'a {\n  x = 2\n}\n' }], 2);
     f.sched.setPreviewDiagnostics(DIR, new Map([[A, [planError]]]));
@@ -172,11 +181,7 @@ test('a document edited since its analysis gets a new preview set with its next 
       ['foresight', 'foresight preview'],
     );
     assert.equal(f.versions.at(-1), 2);
-  } finally {
-    f.sched.dispose();
-    f.documents.disposeAll();
-  }
-});
+  }));
 
 test('pull: a pull answers the merged result; a change to an already pulled document asks for a refresh', async () => {
   await initParser();
