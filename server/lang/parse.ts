@@ -105,8 +105,8 @@ class Tokens {
   start: Int32Array;
   end: Int32Array;
   flags: Uint8Array;
-  /** Decoded text of `lit` tokens, by token index. */
-  readonly values = new Map<number, string>();
+  /** Decoded text of `lit` tokens, by token index (made with the first: most expressions have none). */
+  private vals: Map<number, string> | undefined;
   /** The last token given by at(), which the parser usually asks for twice (peek, then next). */
   private lastQ = -1;
   private last: Tok | undefined;
@@ -133,6 +133,10 @@ class Tokens {
    * Gives the arrays back for reuse once the parse is over (nothing reads a stream after its parse: step runs
    * copy their offsets). The stream must not be used afterwards.
    */
+  /** The decoded text of the `lit` token at `q`. */
+  value(q: number): string | undefined {
+    return this.vals?.get(q);
+  }
   release(): void {
     if (this.kind.length !== POOLED_CAP || TOKEN_POOL.length >= 4) return;
     this.flags.fill(0, 0, this.n);
@@ -146,7 +150,7 @@ class Tokens {
     this.start[q] = start;
     this.end[q] = end;
     if (extra) {
-      if (extra.value !== undefined) this.values.set(q, extra.value);
+      if (extra.value !== undefined) (this.vals ??= new Map()).set(q, extra.value);
       this.flags[q] = (extra.strip ? F_STRIP : 0) | (extra.flush ? F_FLUSH : 0);
     }
     this.n = q + 1;
@@ -185,7 +189,7 @@ class Tokens {
     if (q === this.lastQ) return this.last!;
     const type = TT_LIST[this.kind[q]];
     const t: Tok = { type, start: this.start[q], end: this.end[q], text: this.text.slice(this.start[q], this.end[q]) };
-    if (type === 'lit') t.value = this.values.get(q);
+    if (type === 'lit') t.value = this.vals?.get(q);
     const f = this.flags[q];
     if (f & F_STRIP) t.strip = true;
     if (f & F_FLUSH) t.flush = true;
@@ -834,7 +838,7 @@ class Parser {
         const open = this.p;
         let q = open + 1;
         let value = '';
-        if (toks.type(q) === 'lit') value = toks.values.get(q++) ?? '';
+        if (toks.type(q) === 'lit') value = toks.value(q++) ?? '';
         if (toks.type(q) !== 'cquote') this.fail('Invalid block label', 'Block labels must be quoted strings without interpolation.', this.rangeOf(toks.at(q)));
         labels.push({ value, start: toks.start[open], end: toks.end[q], quoted: true });
         this.p = q + 1;
