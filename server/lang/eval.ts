@@ -57,7 +57,7 @@ export function evaluate(expr: Expr, scope: Scope): Result {
   if (hasErr(r.diagnostics)) return { value: Value.unknown(), diagnostics: r.diagnostics };
   const ctx: EvalContext = { variables: r.variables, funcCtx: scope.funcCtx, typeFnUsed: { used: false } };
   const v = evalExpr(expr, ctx);
-  return { value: v.value, diagnostics: [...r.diagnostics, ...v.diagnostics] };
+  return { value: v.value, diagnostics: r.diagnostics.length === 0 ? v.diagnostics : [...r.diagnostics, ...v.diagnostics] };
 }
 
 function lookupVar(ctx: EvalContext, name: string): Value | undefined {

@@ -4,7 +4,7 @@
 // configuration.
 
 import type { Diagnostic, Range } from '../diags/diagnostic';
-import type { Traversal, TraverseStep } from './ast';
+import { NONE, type Traversal, type TraverseStep } from './ast';
 import { nameSuggestion } from './call';
 import type { Scope } from './eval';
 import type { FuncContext } from './funcs/function';
@@ -42,12 +42,15 @@ function isDiag(x: Lookup): x is Diagnostic {
   return x !== undefined && !(x instanceof Value);
 }
 
-/** A parsed reference: the root subject and the remaining steps (which HCL applies to the value). */
+/**
+ * A parsed reference: the root subject (HCL applies the traversal's remaining steps to its value, which the
+ * evaluation context resolved here holds).
+ */
 export type Ref =
-  | { kind: 'var' | 'local' | 'module'; name: string; range: Range; rest: TraverseStep[] }
-  | { kind: 'resource'; mode: 'managed' | 'data' | 'ephemeral'; type: string; name: string; range: Range; rest: TraverseStep[] }
-  | { kind: 'count' | 'each' | 'path' | 'terraform'; attr: string; range: Range; rest: TraverseStep[] }
-  | { kind: 'self'; range: Range; rest: TraverseStep[] };
+  | { kind: 'var' | 'local' | 'module'; name: string; range: Range }
+  | { kind: 'resource'; mode: 'managed' | 'data' | 'ephemeral'; type: string; name: string; range: Range }
+  | { kind: 'count' | 'each' | 'path' | 'terraform'; attr: string; range: Range }
+  | { kind: 'self'; range: Range };
 
 function err(summary: string, detail: string, subject: Range): Diagnostic {
   return { severity: 'error', summary, detail, subject, source: 'eval' };
@@ -70,7 +73,7 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
     if (n === undefined) {
       return bad('Invalid reference', `The "${what}" object cannot be accessed directly. Instead, access one of its attributes.`);
     }
-    return { ref: { kind, name: n, range: t.range, rest: steps.slice(1) } as Ref, diagnostics: [] };
+    return { ref: { kind, name: n, range: t.range } as Ref, diagnostics: NONE };
   };
   switch (root) {
     case 'var':
@@ -80,7 +83,7 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
     case 'module': {
       const n = attrName(steps[0]);
       if (n === undefined) return bad('Invalid reference', 'The "module" object cannot be accessed directly. Instead, access one of its attributes.');
-      return { ref: { kind: 'module', name: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+      return { ref: { kind: 'module', name: n, range: t.range }, diagnostics: NONE };
     }
     case 'count': {
       const n = attrName(steps[0]);
@@ -91,7 +94,7 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
           `The "count" object does not have an attribute named ${JSON.stringify(n)}. The only supported attribute is count.index, which is the index of each instance of a resource block that has the "count" argument set.`,
         );
       }
-      return { ref: { kind: 'count', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+      return { ref: { kind: 'count', attr: n, range: t.range }, diagnostics: NONE };
     }
     case 'each': {
       const n = attrName(steps[0]);
@@ -102,7 +105,7 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
           `The "each" object does not have an attribute named ${JSON.stringify(n)}. The supported attributes are each.key and each.value, the current key and value pair of the "for_each" attribute set.`,
         );
       }
-      return { ref: { kind: 'each', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+      return { ref: { kind: 'each', attr: n, range: t.range }, diagnostics: NONE };
     }
     case 'path': {
       const n = attrName(steps[0]);
@@ -113,7 +116,7 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
           `The "path" object does not have an attribute named ${JSON.stringify(n)}.`,
         );
       }
-      return { ref: { kind: 'path', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+      return { ref: { kind: 'path', attr: n, range: t.range }, diagnostics: NONE };
     }
     case 'terraform': {
       const n = attrName(steps[0]);
@@ -124,10 +127,10 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
           `The "terraform" object does not have an attribute named ${JSON.stringify(n)}. The only supported attributes are terraform.workspace, the name of the currently-selected workspace, and terraform.applying, a boolean which is true only during apply.`,
         );
       }
-      return { ref: { kind: 'terraform', attr: n, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+      return { ref: { kind: 'terraform', attr: n, range: t.range }, diagnostics: NONE };
     }
     case 'self':
-      return { ref: { kind: 'self', range: t.range, rest: steps }, diagnostics: [] };
+      return { ref: { kind: 'self', range: t.range }, diagnostics: NONE };
     case 'data':
     case 'ephemeral': {
       const ty = attrName(steps[0]);
@@ -135,7 +138,7 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
       if (ty === undefined || nm === undefined) {
         return bad('Invalid reference', `The "${root}" object must be followed by two attribute names: the ${root === 'data' ? 'data source' : 'ephemeral resource'} type and the resource name.`);
       }
-      return { ref: { kind: 'resource', mode: root === 'data' ? 'data' : 'ephemeral', type: ty, name: nm, range: t.range, rest: steps.slice(2) }, diagnostics: [] };
+      return { ref: { kind: 'resource', mode: root === 'data' ? 'data' : 'ephemeral', type: ty, name: nm, range: t.range }, diagnostics: NONE };
     }
     case 'resource': {
       const ty = attrName(steps[0]);
@@ -143,14 +146,14 @@ export function parseRef(t: Traversal): { ref?: Ref; diagnostics: Diagnostic[] }
       if (ty === undefined || nm === undefined) {
         return bad('Invalid reference', 'The "resource" object must be followed by two attribute names: the resource type and the resource name.');
       }
-      return { ref: { kind: 'resource', mode: 'managed', type: ty, name: nm, range: t.range, rest: steps.slice(2) }, diagnostics: [] };
+      return { ref: { kind: 'resource', mode: 'managed', type: ty, name: nm, range: t.range }, diagnostics: NONE };
     }
     default: {
       const nm = attrName(steps[0]);
       if (nm === undefined) {
         return bad('Invalid reference', 'A reference to a resource type must be followed by at least one attribute access, specifying the resource name.');
       }
-      return { ref: { kind: 'resource', mode: 'managed', type: root, name: nm, range: t.range, rest: steps.slice(1) }, diagnostics: [] };
+      return { ref: { kind: 'resource', mode: 'managed', type: root, name: nm, range: t.range }, diagnostics: NONE };
     }
   }
 }
@@ -167,19 +170,21 @@ export class ModuleScope implements Scope {
     const parsed: Ref[] = [];
     for (const t of refs) {
       const r = parseRef(t);
-      diags.push(...r.diagnostics);
+      for (const x of r.diagnostics) diags.push(x);
       if (r.ref) parsed.push(r.ref);
     }
     const variables = new Map<string, Value>();
     if (diags.length) return { variables, diagnostics: diags };
     const d = this.data;
     const where = d.moduleDescription ?? 'in the root module';
-    const vars = new Map<string, Value>();
-    const locals = new Map<string, Value>();
-    const modules = new Map<string, Value>();
-    const resources = new Map<string, Map<string, Map<string, Value>>>(); // root name → type/name
-    const special = new Map<string, Map<string, Value>>();
+    // Made when first needed: this runs for every expression evaluated, and most read one or two kinds of object.
+    let vars: Map<string, Value> | undefined;
+    let locals: Map<string, Value> | undefined;
+    let modules: Map<string, Value> | undefined;
+    let resources: Map<string, Map<string, Map<string, Value>>> | undefined; // root name → type/name
+    let special: Map<string, Map<string, Value>> | undefined;
     const setSpecial = (root: string, attr: string, v: Value) => {
+      special ??= new Map();
       if (!special.has(root)) special.set(root, new Map());
       special.get(root)!.set(attr, v);
     };
@@ -192,7 +197,7 @@ export class ModuleScope implements Scope {
             const sg = nameSuggestion(r.name, [...(d.names?.variables ?? [])].sort());
             const tail = sg ? ` Did you mean ${JSON.stringify(sg)}?` : ` This variable can be declared with a variable ${JSON.stringify(r.name)} {} block.`;
             diags.push(err('Reference to undeclared input variable', `An input variable with the name ${JSON.stringify(r.name)} has not been declared.${tail}`, r.range));
-          } else vars.set(r.name, v);
+          } else (vars ??= new Map()).set(r.name, v);
           break;
         }
         case 'local': {
@@ -202,7 +207,7 @@ export class ModuleScope implements Scope {
             const sg = nameSuggestion(r.name, [...(d.names?.locals ?? [])].sort());
             diags.push(err('Reference to undeclared local value', `A local value with the name ${JSON.stringify(r.name)} has not been declared.${sg ? ` Did you mean ${JSON.stringify(sg)}?` : ''}`, r.range));
           }
-          else locals.set(r.name, v);
+          else (locals ??= new Map()).set(r.name, v);
           break;
         }
         case 'module': {
@@ -212,7 +217,7 @@ export class ModuleScope implements Scope {
             const sg = nameSuggestion(r.name, [...(d.names?.modules ?? [])].sort());
             diags.push(err('Reference to undeclared module', `No module call named ${JSON.stringify(r.name)} is declared ${where}.${sg ? ` Did you mean ${JSON.stringify(sg)}?` : ''}`, r.range));
           }
-          else modules.set(r.name, v);
+          else (modules ??= new Map()).set(r.name, v);
           break;
         }
         case 'resource': {
@@ -224,6 +229,7 @@ export class ModuleScope implements Scope {
           } else {
             const root = r.mode === 'managed' ? r.type : r.mode;
             const key = r.mode === 'managed' ? r.name : r.type;
+            resources ??= new Map();
             if (!resources.has(root)) resources.set(root, new Map());
             const byKey = resources.get(root)!;
             if (r.mode === 'managed') {
@@ -263,11 +269,11 @@ export class ModuleScope implements Scope {
           break;
       }
     }
-    if (vars.size) variables.set('var', Value.object(vars));
-    if (locals.size) variables.set('local', Value.object(locals));
-    if (modules.size) variables.set('module', Value.object(modules));
-    for (const [root, m] of special) variables.set(root, Value.object(m));
-    for (const [root, byKey] of resources) {
+    if (vars) variables.set('var', Value.object(vars));
+    if (locals) variables.set('local', Value.object(locals));
+    if (modules) variables.set('module', Value.object(modules));
+    if (special) for (const [root, m] of special) variables.set(root, Value.object(m));
+    if (resources) for (const [root, byKey] of resources) {
       const o = new Map<string, Value>();
       for (const [k, inner] of byKey) {
         if (inner.has('')) o.set(k, inner.get('')!);
