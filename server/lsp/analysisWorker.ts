@@ -171,6 +171,16 @@ interface Pending {
   sent: number;
 }
 
+/** The process's own `--initial-old-space-size` (megabytes; 0, V8's default, when its command line has none). */
+function processInitialOldSpace(): number {
+  let mb = 0;
+  for (const a of process.execArgv) {
+    const m = /^--initial[-_]old[-_]space[-_]size=(\d+)$/.exec(a);
+    if (m) mb = Number(m[1]);
+  }
+  return mb;
+}
+
 /** Main side: an Engine whose analyses run in a worker (see the module comment). */
 interface Queued {
   dir: string;
@@ -369,9 +379,9 @@ export class WorkerEngine implements Engine {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    // Node's resourceLimits have no initial old generation size, and V8 reads its flag when an isolate's heap is
-    // set up: the flag is set for the worker's start and put back (0, V8's default) once its isolate exists, so no
-    // other thread (the main thread, the runs worker) starts with it.
+    // Node's resourceLimits have no initial old generation size, and V8 reads its flag only when an isolate's heap
+    // is set up: the flag is set for the worker's start and put back to the process's own value once the worker's
+    // isolate exists, so that threads started later (the runs worker) start as before.
     const initial = WorkerEngine.INITIAL_OLD_GENERATION_MB;
     if (initial) setFlagsFromString(`--initial-old-space-size=${initial}`);
     const w = new Worker(this.script, {
@@ -381,7 +391,7 @@ export class WorkerEngine implements Engine {
     if (initial) {
       const reset = () => {
         w.off('online', reset).off('error', reset).off('exit', reset);
-        setFlagsFromString('--initial-old-space-size=0');
+        setFlagsFromString(`--initial-old-space-size=${processInitialOldSpace()}`);
       };
       w.on('online', reset).on('error', reset).on('exit', reset);
     }
