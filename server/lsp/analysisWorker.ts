@@ -228,7 +228,8 @@ export class WorkerEngine implements Engine {
    * The old generation size at which the worker's first full garbage collection is due (V8's initial old
    * generation limit; 0 leaves V8's default). By default V8 starts with a small limit and, under a 512 MB heap limit,
    * raises it by about 1.5x after each full collection: the cold analysis of 5,000 resources, which builds a model
-   * of about 80 MB that all survives, ran seven full collections (200-300 ms of its 1.3-1.6 s); from 128 MB, one.
+   * of about 80 MB that all survives, ran four to seven full collections (200-300 ms of its 1.3-1.6 s); from 128 MB,
+   * none or one.
    * After the first full collection V8 sets the limit from the live size as usual, and an idle worker's heap is
    * still collected by V8's memory reducer.
    */
