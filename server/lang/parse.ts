@@ -129,14 +129,14 @@ class Tokens {
     this.end = new Int32Array(cap);
     this.flags = new Uint8Array(cap);
   }
-  /**
-   * Gives the arrays back for reuse once the parse is over (nothing reads a stream after its parse: step runs
-   * copy their offsets). The stream must not be used afterwards.
-   */
   /** The decoded text of the `lit` token at `q`. */
   value(q: number): string | undefined {
     return this.vals?.get(q);
   }
+  /**
+   * Gives the arrays back for reuse once the parse is over (nothing reads a stream after its parse: step runs
+   * copy their offsets). The stream must not be used afterwards.
+   */
   release(): void {
     if (this.kind.length !== POOLED_CAP || TOKEN_POOL.length >= 4) return;
     this.flags.fill(0, 0, this.n);
@@ -189,7 +189,7 @@ class Tokens {
     if (q === this.lastQ) return this.last!;
     const type = TT_LIST[this.kind[q]];
     const t: Tok = { type, start: this.start[q], end: this.end[q], text: this.text.slice(this.start[q], this.end[q]) };
-    if (type === 'lit') t.value = this.vals?.get(q);
+    if (type === 'lit') t.value = this.value(q);
     const f = this.flags[q];
     if (f & F_STRIP) t.strip = true;
     if (f & F_FLUSH) t.flush = true;
