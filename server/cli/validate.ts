@@ -118,7 +118,7 @@ export function jsonDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, strin
   const o: Record<string, unknown> = { severity: d.severity, summary: d.summary, detail: d.detail ?? '' };
   if (d.address) o.address = d.address;
   if (!d.subject) return o;
-  const hl = { ...d.subject, start: { ...d.subject.start }, end: { ...d.subject.end } };
+  const hl = { filename: d.subject.filename, start: { ...d.subject.start }, end: { ...d.subject.end } };
   let snip: Range = d.context && d.context.filename === hl.filename ? d.context : hl;
   snip = {
     filename: snip.filename,

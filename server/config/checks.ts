@@ -6,7 +6,7 @@
 // Siblings: load.ts builds the Module; validate.ts runs these checks only when loading had no errors.
 
 import type { Diagnostic } from '../diags/diagnostic';
-import { error } from '../diags/diagnostic';
+import { error, rangeSpan } from '../diags/diagnostic';
 import type { Traversal } from '../lang/ast';
 import { NONE as EMPTY } from '../lang/ast';
 import { references } from '../lang/parse';
@@ -91,7 +91,7 @@ function checkRef(mod: Module, ref: Reference, scope: Scope, diags: Diagnostic[]
           error(
             'Unsupported attribute',
             `This object does not have an attribute named "${out}".`,
-            { ...ref.range, start: ref.steps[1].range.start },
+            { filename: ref.range.filename, start: ref.steps[1].range.start, end: ref.range.end },
           ),
         );
       }
@@ -168,7 +168,7 @@ function checkResourceRef(mod: Module, addr: { mode: 'managed' | 'data'; type: s
   const key = resourceKey(addr);
   // Terraform's reference range covers the resource address only (type and name), not what follows.
   const used = addr.mode === 'data' || full.root === 'resource' ? 2 : 1;
-  const ref: Reference = { root: full.root, rootRange: full.rootRange, steps: full.steps, range: { filename: full.range.filename, start: full.range.start, end: full.steps[used - 1].range.end } };
+  const ref: Reference = { root: full.root, rootRange: full.rootRange, steps: full.steps, range: rangeSpan(full.range, full.steps[used - 1].range) };
   const lookup = resourceLookup(mod);
   const found = lookup.all.get(key);
   if (!found) {

@@ -12,6 +12,7 @@
 // repository's corpora and on mutations of them.
 
 import type { Diagnostic } from '../diags/diagnostic';
+import { rangeSpan, rangeWithin } from '../diags/diagnostic';
 import type { Expr, ObjectItem } from '../lang/ast';
 import { exact, NONE } from '../lang/ast';
 import { internName, MAX_EXPR_DEPTH, parseExpression } from '../lang/parse';
@@ -99,7 +100,7 @@ class Builder {
       labelRanges: exact(labelRanges),
       openBraceRange: this.range(it.open.start, it.open.end),
       range: this.range(it.id.start, it.close.end),
-      defRange: { filename: this.src.filename, start: typeRange.start, end: lastHeader.end },
+      defRange: rangeSpan(typeRange, lastHeader),
       body,
     };
   }
@@ -129,12 +130,12 @@ class Builder {
       // A quoted string of plain ASCII (no escapes, no template sequences): the AST parsing would give, built
       // directly (the most common attribute value; parsing each alone cost ~25 µs).
       const inner = this.range(start + 1, end - 1);
-      const lit: Expr = { kind: 'template', parts: [{ kind: 'literal', value: Value.string(tk.text.slice(1, -1)), range: inner }], range: { ...inner } };
+      const lit: Expr = { kind: 'template', parts: [{ kind: 'literal', value: Value.string(tk.text.slice(1, -1)), range: inner }], range: inner };
       const e: Expression = { offset: start, range, text, refs: [], shape: 'other', ast: lit };
       this.shape(e, first, last, 0, e.refs, lit);
       return e;
     }
-    const parsed = parseExpression(text, this.src.filename, range.start, { source: this.src, offset: start });
+    const parsed = parseExpression(text, this.src.filename, undefined, { source: this.src, offset: start });
     if (!parsed.expr || parsed.diagnostics.length > 0) unsure();
     const refs = astReferences(parsed.expr);
     const e: Expression = { offset: start, range, text, refs, shape: 'other', ast: parsed.expr };
@@ -152,7 +153,7 @@ class Builder {
     const end = this.tokEnd(this.toks[last]);
     const range = this.range(start, end);
     const text = this.text.slice(start, end);
-    const refs = keyRef ? [keyRef] : exact(parentRefs.filter((r) => r.range.start.byte >= range.start.byte && r.range.end.byte <= range.end.byte));
+    const refs = keyRef ? [keyRef] : exact(parentRefs.filter((r) => rangeWithin(r.range, range)));
     // Newlines are insignificant inside the parent's brackets but not in the element's text parsed alone:
     // such an element's AST is whatever parsing its text gives, as on the tree path.
     if (known) for (let k = first; k <= last; k++) if (this.toks[k].kind === 'nl') known = undefined;
@@ -171,7 +172,7 @@ class Builder {
       refs,
       shape: 'other',
       get ast(): Expr {
-        if (!ast) ast = parseExpression(text, src.filename, range.start, { source: src, offset: start }).expr ?? { kind: 'literal', value: Value.unknown(), range };
+        if (!ast) ast = parseExpression(text, src.filename, undefined, { source: src, offset: start }).expr ?? { kind: 'literal', value: Value.unknown(), range };
         return ast;
       },
       set ast(v: Expr) {

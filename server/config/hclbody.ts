@@ -8,6 +8,7 @@ import type { Expr, StepRun, Traversal, TraverseStep } from '../lang/ast';
 import { compactSteps, isStepRun, NONE, stepParts } from '../lang/ast';
 import { internName, MAX_EXPR_DEPTH, parseExpression, references, TOO_DEEP_SUMMARY } from '../lang/parse';
 import type { Diagnostic } from '../diags/diagnostic';
+import { rangeSpan, rangeWithin } from '../diags/diagnostic';
 import { MAX_BLOCK_DEPTH } from '../syntax/errors';
 import { Value } from '../lang/value';
 import type { SyntaxNode } from '../syntax/treesitter';
@@ -151,7 +152,7 @@ function blockFromNode(c: SyntaxNode, src: SourceText, depth: number, diags: Dia
     labelRanges,
     openBraceRange: openRange,
     range: nodeRange(c, src),
-    defRange: { filename: src.filename, start: nodeRange(id, src).start, end: lastHeader.end },
+    defRange: rangeSpan(nodeRange(id, src), lastHeader),
     body: b,
   };
 }
@@ -206,7 +207,7 @@ export function expressionFromNode(n: SyntaxNode, src: SourceText, depth = 0, di
   if (parentRefs) {
     // An element of an already collected expression: its references are the parent's inside its range (the
     // parent's walk reaches the element with the same, empty, set of bound names).
-    for (const r of parentRefs) if (r.range.start.byte >= range.start.byte && r.range.end.byte <= range.end.byte) refs.push(r);
+    for (const r of parentRefs) if (rangeWithin(r.range, range)) refs.push(r);
   } else {
     parsed = parseExpression(text, src.filename, range.start);
     // The references of a cleanly parsed expression come from its AST (the same static traversals, without
@@ -306,12 +307,12 @@ export function toReference(t: Traversal): Reference {
   // Compact runs of attribute steps (lang/ast.ts: a traversal millions of steps long) are literal steps
   // already: they are carried over whole, without building their steps.
   const parts: (RefStep | StepRun)[] = [];
-  let end = t.rootRange.end;
+  let last = t.rootRange; // the range of the last literal step (or the root)
   let whole = true;
   for (const st of stepParts(t.steps)) {
     if (isStepRun(st)) {
       parts.push(st);
-      end = st.at(st.count - 1).range.end;
+      last = st.at(st.count - 1).range;
       continue;
     }
     if (st.kind === 'attr') parts.push(st);
@@ -321,7 +322,7 @@ export function toReference(t: Traversal): Reference {
       whole = false;
       break;
     }
-    end = st.range.end;
+    last = st.range;
   }
   // Attribute steps only (the usual `var.x`, `aws_instance.a.id`): the traversal's own steps array is shared,
   // which the AST keeps anyway; otherwise a copy of exactly the parts' length (push reserves 16 slots).
@@ -331,7 +332,7 @@ export function toReference(t: Traversal): Reference {
   else steps = parts.slice() as RefStep[];
   // A traversal taken whole (every step literal) is its reference's range (the same end); checks.ts refsOf
   // recognises such references by that identity and reuses them.
-  const range = whole ? t.range : { filename: t.rootRange.filename, start: t.rootRange.start, end };
+  const range = whole ? t.range : rangeSpan(t.rootRange, last);
   return { root: t.root, rootRange: t.rootRange, steps, range };
 }
 

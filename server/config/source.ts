@@ -3,6 +3,7 @@
 // 0-based UTF-8 byte offset). Siblings: hclbody.ts builds generic bodies with these ranges, load.ts the model.
 
 import type { Pos, Range } from '../diags/diagnostic';
+import { OffsetRange, type PositionSource } from '../diags/diagnostic';
 
 /** Entries of the position and range caches (a power of two). */
 const POS_CACHE = 4096;
@@ -22,7 +23,7 @@ const cacheRangeWho = new Int32Array(POS_CACHE);
 const cacheRange: (Range | undefined)[] = new Array(POS_CACHE);
 let lastId = 0;
 
-export class SourceText {
+export class SourceText implements PositionSource {
   /** This text's stamp in the caches. */
   private readonly id = (lastId = (lastId % 0x7ffffffe) + 1);
   /** UTF-16 offset of the start of each line. */
@@ -139,7 +140,7 @@ export class SourceText {
     const slot = (start * 31 + end) & (POS_CACHE - 1);
     const r = cacheRange[slot];
     if (r && cacheRangeAt[2 * slot] === start && cacheRangeAt[2 * slot + 1] === end && cacheRangeWho[slot] === this.id) return r;
-    const fresh = { filename: this.filename, start: this.pos(start), end: this.pos(end) };
+    const fresh = new OffsetRange(this, start, end);
     cacheRange[slot] = fresh;
     cacheRangeAt[2 * slot] = start;
     cacheRangeAt[2 * slot + 1] = end;
@@ -173,5 +174,6 @@ export function rangeString(r: Range): string {
 
 /** The smallest range covering both (same file). */
 export function rangeBetween(a: Range, b: Range): Range {
+  if (a instanceof OffsetRange && b instanceof OffsetRange && a.source === b.source) return a.source.range(Math.min(a.from, b.from), Math.max(a.to, b.to));
   return { filename: a.filename, start: a.start.byte <= b.start.byte ? a.start : b.start, end: a.end.byte >= b.end.byte ? a.end : b.end };
 }

@@ -17,6 +17,70 @@ export interface Range {
   end: Pos;
 }
 
+/** A text whose offsets (UTF-16) have positions: config/source.ts SourceText. */
+export interface PositionSource {
+  readonly filename: string;
+  pos(offset: number): Pos;
+  /** The range between two offsets (possibly an object shared with earlier callers). */
+  range(from: number, to: number): Range;
+}
+
+/**
+ * A range of a text as two offsets, its positions computed when read (SourceText keeps the line table and a cache
+ * of recent positions). A loaded module has hundreds of thousands of ranges and reads the positions of few of them:
+ * this is one object per range where eager positions made up to three (a range and its two positions; positions
+ * were a fifth of a loaded model's heap).
+ *
+ * To its readers it is a Range, with two exceptions a plain object does not have: a spread (`{ ...r }`) and a
+ * structured clone (a message to another thread) copy its fields, not its positions. Both take `plainRange(r)`.
+ * JSON.stringify writes the plain range (toJSON).
+ */
+export class OffsetRange implements Range {
+  constructor(
+    readonly source: PositionSource,
+    readonly from: number,
+    readonly to: number,
+  ) {}
+  get filename(): string {
+    return this.source.filename;
+  }
+  get start(): Pos {
+    return this.source.pos(this.from);
+  }
+  get end(): Pos {
+    return this.source.pos(this.to);
+  }
+  toJSON(): Range {
+    return plainRange(this);
+  }
+}
+
+/** `r` as a plain object with the same positions: for spreading, and for messages to other threads. */
+export function plainRange(r: Range): Range {
+  return { filename: r.filename, start: r.start, end: r.end };
+}
+
+/** `d` as it can be posted to another thread: its ranges plain objects (the same object when they are already). */
+export function messageDiagnostic(d: Diagnostic): Diagnostic {
+  if (!(d.subject instanceof OffsetRange) && !(d.context instanceof OffsetRange)) return d;
+  const out = { ...d };
+  if (d.subject) out.subject = plainRange(d.subject);
+  if (d.context) out.context = plainRange(d.context);
+  return out;
+}
+
+/** Whether `inner` lies within `outer` (ranges of the same file). */
+export function rangeWithin(inner: Range, outer: Range): boolean {
+  if (inner instanceof OffsetRange && outer instanceof OffsetRange && inner.source === outer.source) return inner.from >= outer.from && inner.to <= outer.to;
+  return inner.start.byte >= outer.start.byte && inner.end.byte <= outer.end.byte;
+}
+
+/** The range from the start of `a` to the end of `b`. */
+export function rangeSpan(a: Range, b: Range): Range {
+  if (a instanceof OffsetRange && b instanceof OffsetRange && a.source === b.source) return a.source.range(a.from, b.to);
+  return { filename: a.filename, start: a.start, end: b.end };
+}
+
 export type Severity = 'error' | 'warning';
 
 /** One step of the expression-values section ("var.x is a string"), as Terraform prints under a diagnostic. */

@@ -1052,7 +1052,7 @@ export function withAddr(d: Diagnostic, addr: InstanceAddr | string, body?: Body
   if (!out.address) out.address = typeof addr === 'string' ? addr : instanceAddrString(addr);
   // A diagnostic without a path is tfdiags' WholeContainingBody: the body's MissingItemRange, hclsyntax's zero-width
   // range at its opening brace (terraform shows the block's first line).
-  if (!out.subject) out.subject = path?.length ? attributeRange(body, path) : { ...body.range, end: body.range.start };
+  if (!out.subject) out.subject = path?.length ? attributeRange(body, path) : { filename: body.range.filename, start: body.range.start, end: body.range.start };
   return out;
 }
 

@@ -14,7 +14,7 @@
 
 import type { SyntaxNode } from '../syntax/treesitter';
 import type { Diagnostic, Pos, Range } from '../diags/diagnostic';
-import { posAt } from '../diags/diagnostic';
+import { posAt, rangeSpan } from '../diags/diagnostic';
 import { Num } from './number';
 import { Value } from './value';
 import type { BinaryOp, Expr, ObjectItem, StepRun, Traversal, TraverseStep } from './ast';
@@ -730,7 +730,7 @@ class Parser {
     return this.src.range(t.start, t.end);
   }
   span(a: Range, b: Range): Range {
-    return { filename: a.filename, start: a.start, end: b.end };
+    return rangeSpan(a, b);
   }
   fail(summary: string, detail: string, subject: Range, context?: Range): never {
     if (!this.failed) this.diags.push(err(summary, detail, subject, context));
@@ -1754,7 +1754,6 @@ function checkHeight(expr: Expr | undefined, diags: Diagnostic[]): void {
 
 const START: Pos = { line: 1, column: 1, byte: 0 };
 
-/** Parses a standalone expression. `expr` is absent when the text has syntax errors. */
 /**
  * Where an expression's text lies in its file, when the caller has the file's positions at hand: the AST's
  * positions are then the file's own (`source.pos(offset + index)`), shared with the other ranges built from it
@@ -1765,6 +1764,10 @@ export interface OuterPositions {
   offset: number;
 }
 
+/**
+ * Parses a standalone expression whose text starts at `start` in its file (ignored with `outer`, which places it).
+ * `expr` is absent when the text has syntax errors.
+ */
 export function parseExpression(text: string, filename: string, start: Pos = START, outer?: OuterPositions): { expr?: Expr; diagnostics: Diagnostic[] } {
   const src = new Source(text, filename, start, outer);
   const diags: Diagnostic[] = [];

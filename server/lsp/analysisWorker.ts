@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { parentPort, Worker } from 'node:worker_threads';
-import type { Diagnostic } from '../diags/diagnostic';
+import { messageDiagnostic, type Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
 import { trace, tracing, type Logger } from './log';
 import { installWorkerProviders, setWorkerProviderCallTimeout } from './providers';
@@ -144,7 +144,9 @@ export function serveAnalysis(engine: Engine): void {
       const t0 = performance.now();
       const a = await engine.analyzeDirectory(req.dir, new Map(overlays));
       const ms = performance.now() - t0;
-      res = { id: req.id, diagnostics: [...a.diagnostics], general: a.general, ms, heapMB: getHeapStatistics().used_heap_size / 2 ** 20 };
+      // Ranges as plain objects: a message copies an OffsetRange's fields, not its positions.
+      const plain = (ds: Diagnostic[]) => ds.map(messageDiagnostic);
+      res = { id: req.id, diagnostics: [...a.diagnostics].map(([p, ds]) => [p, plain(ds)]), general: plain(a.general), ms, heapMB: getHeapStatistics().used_heap_size / 2 ** 20 };
     } catch (e) {
       res = { id: req.id, failure: e instanceof Error ? (e.stack ?? e.message) : String(e) };
     }

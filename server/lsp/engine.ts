@@ -10,7 +10,7 @@ import { ModuleAnalysis } from '../config/analysis';
 import type { Resource } from '../config/model';
 import { validateDirectory, type ValidateResult } from '../config/validate';
 import type { Diagnostic, Range } from '../diags/diagnostic';
-import { hasErrors } from '../diags/diagnostic';
+import { hasErrors, plainRange } from '../diags/diagnostic';
 import { providerValidationDiagnostics } from '../engine/validate';
 import { startBuiltinProvider } from '../providers/builtin';
 import { missingProviderWarnings } from '../providers/resolve';
@@ -166,7 +166,7 @@ export async function fileLocalDiagnostics(path: string, text: string): Promise<
   const virtual = join(soloDir, basename(path));
   const res = await validateDirectory(soloDir, { overlays: new Map([[virtual, text]]), budgetMs: PARSE_BUDGET_MS });
   const all = await withProviderDiagnostics(soloDir, res, true);
-  const retarget = (r: Range | undefined): Range | undefined => (r ? { ...r, filename: path } : r);
+  const retarget = (r: Range | undefined): Range | undefined => (r ? { ...plainRange(r), filename: path } : r);
   return all
     .filter((d) => (d.source === 'syntax' || d.source === 'provider') && (d.subject ?? d.context))
     .map((d) => ({ ...d, subject: retarget(d.subject), context: retarget(d.context) }));

@@ -9,6 +9,7 @@
 // config/load.ts calls it for a file predicted to blow the budget (overBudget) and after a parse that did.
 
 import type { Diagnostic, Range } from '../diags/diagnostic';
+import { rangeSpan } from '../diags/diagnostic';
 import type { Expr } from '../lang/ast';
 import { NONE } from '../lang/ast';
 import { MAX_EXPR_DEPTH, parseConfigBody, parseExpression, type RawBlock, type RawItem } from '../lang/parse';
@@ -105,7 +106,7 @@ class Builder {
       labelRanges,
       openBraceRange: this.range(it.openStart, it.openEnd),
       range: this.range(it.typeStart, it.closeEnd),
-      defRange: { filename: this.src.filename, start: typeRange.start, end: lastHeader.end },
+      defRange: rangeSpan(typeRange, lastHeader),
       body,
     };
   }

@@ -15,7 +15,7 @@ import { evalConstant } from '../../server/config/variables';
 import { marshal } from '../../server/engine/ctyjson';
 import { bodyFromTree } from '../../server/config/hclbody';
 import { SourceText } from '../../server/config/source';
-import type { Diagnostic } from '../../server/diags/diagnostic';
+import { OffsetRange, plainRange, type Diagnostic } from '../../server/diags/diagnostic';
 import { analyzeSyntax } from '../../server/syntax/errors';
 import { initParser, newParser } from '../../server/syntax/treesitter';
 
@@ -74,11 +74,14 @@ function corpus(): string[] {
 
 /**
  * A deep copy without memo fields (a number's cached decimal string and bit length are filled in on first use, so an AST the
- * fast lane shares with its parent expression may hold one where a freshly parsed one does not).
+ * fast lane shares with its parent expression may hold one where a freshly parsed one does not), with ranges as their
+ * positions.
  */
 function plain(v: unknown, seen = new Map<object, unknown>()): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (seen.has(v)) return seen.get(v);
+  // A range as its positions (an OffsetRange's fields are its text and offsets).
+  if (v instanceof OffsetRange) return plain(plainRange(v), seen);
   if (Array.isArray(v)) {
     const out: unknown[] = [];
     seen.set(v, out);

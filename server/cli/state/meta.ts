@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { loadModuleTree, type LoadResult } from '../../config/load';
 import type { Module } from '../../config/model';
-import { hasErrors, type Diagnostic, type Range } from '../../diags/diagnostic';
+import { hasErrors, plainRange, type Diagnostic, type Range } from '../../diags/diagnostic';
 import { checkCoreVersionRequirements } from '../../versions/required';
 import { checkModulesInstalled, readModuleManifest } from '../../depsfile/modules';
 import { renderDiagnostic } from '../../diags/render';
@@ -44,10 +44,10 @@ export async function loadConfig(io: CliIO, absolute: boolean): Promise<{ res: L
   const loadDiags = res.diagnostics.filter((d) => d.summary !== 'Unreadable module directory' && d.summary !== 'Module not installed');
   const all = [...loadDiags, ...checkModulesInstalled(res.module, readModuleManifest(io.cwd, io.env))];
   const fix = (f: string) => (absolute && !isAbsolute(f) ? join(io.cwd, f) : f);
-  const fixRange = (r: Range | undefined): Range | undefined => (r ? { ...r, filename: fix(r.filename) } : r);
+  const fixRange = (r: Range | undefined): Range | undefined => (r ? { ...plainRange(r), filename: fix(r.filename) } : r);
   const diags = all.map((d) => ({ ...d, subject: fixRange(d.subject), context: fixRange(d.context) }));
   const sources = new Map([...res.sources].map(([k, v]) => [fix(k), v]));
-  const contexts = res.contexts.map((c) => ({ ...c, range: { ...c.range, filename: fix(c.range.filename) } }));
+  const contexts = res.contexts.map((c) => ({ ...c, range: { ...plainRange(c.range), filename: fix(c.range.filename) } }));
   const contextOf = (r: Range) => {
     const off = r.start.byte - 1;
     if (off < 0) return undefined;
@@ -86,8 +86,8 @@ export async function checkRequiredVersion(io: CliIO, ui: Ui): Promise<boolean> 
   const relRes = res;
   const vd = checkCoreVersionRequirements(relRes.module, { sources: relRes.sources }).map((d) => ({
     ...d,
-    subject: d.subject && !isAbsolute(d.subject.filename) ? { ...d.subject, filename: join(io.cwd, d.subject.filename) } : d.subject,
-    context: d.context && !isAbsolute(d.context.filename) ? { ...d.context, filename: join(io.cwd, d.context.filename) } : d.context,
+    subject: d.subject && !isAbsolute(d.subject.filename) ? { ...plainRange(d.subject), filename: join(io.cwd, d.subject.filename) } : d.subject,
+    context: d.context && !isAbsolute(d.context.filename) ? { ...plainRange(d.context), filename: join(io.cwd, d.context.filename) } : d.context,
   }));
   if (hasErrors(vd)) {
     ui.diagnostics(vd, { sources: sourcesAbs, contextOf: src.contextOf });
