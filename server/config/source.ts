@@ -23,7 +23,15 @@ const cacheRangeWho = new Int32Array(POS_CACHE);
 const cacheRange: (Range | undefined)[] = new Array(POS_CACHE);
 let lastId = 0;
 
+/** See SourceText.uncloneable. */
+const UNCLONEABLE = (): void => undefined;
+
 export class SourceText implements PositionSource {
+  /**
+   * A function, which a structured clone refuses: an OffsetRange (which holds its SourceText) posted to another
+   * thread by mistake fails there and then, instead of copying the whole text and arriving without positions.
+   */
+  private readonly uncloneable = UNCLONEABLE;
   /** This text's stamp in the caches. */
   private readonly id = (lastId = (lastId % 0x7ffffffe) + 1);
   /** UTF-16 offset of the start of each line. */

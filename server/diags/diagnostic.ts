@@ -31,9 +31,9 @@ export interface PositionSource {
  * this is one object per range where eager positions made up to three (a range and its two positions; positions
  * were a fifth of a loaded model's heap).
  *
- * To its readers it is a Range, with two exceptions a plain object does not have: a spread (`{ ...r }`) and a
- * structured clone (a message to another thread) copy its fields, not its positions. Both take `plainRange(r)`.
- * JSON.stringify writes the plain range (toJSON).
+ * To its readers it is a Range, with two exceptions a plain object does not have: a spread (`{ ...r }`) copies its
+ * fields, not its positions, and a structured clone (a message to another thread) throws (SourceText refuses to be
+ * cloned). Both take `plainRange(r)`; JSON.stringify writes the plain range (toJSON).
  */
 export class OffsetRange implements Range {
   constructor(
