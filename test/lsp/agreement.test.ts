@@ -129,6 +129,15 @@ function holdLock(path: string): Promise<ChildProcess> {
   });
 }
 
+/** Kills a lock holder and resolves once it has exited (its lock released). */
+function release(p: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (p.exitCode !== null || p.signalCode !== null) return resolve();
+    p.once('exit', () => resolve());
+    p.kill();
+  });
+}
+
 function cleanEnv(extra: Record<string, string> | undefined, home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TF_') && k !== 'LC_ALL') env[k] = v;
@@ -182,7 +191,10 @@ test('the server plan agrees with the recorded plan of every scenario plan step'
             continue;
           }
           if (st.unlock) {
-            locks.get(st.unlock)?.kill();
+            // The lock is released when the holder has exited, not when it is sent the signal: the next step
+            // must not find it held (it did once, under load: "resource temporarily unavailable").
+            const holder = locks.get(st.unlock);
+            if (holder) await release(holder);
             locks.delete(st.unlock);
             continue;
           }
