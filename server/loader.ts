@@ -24,6 +24,9 @@
 // - The bundle has no dynamic import(): a vm.Script has no module loader for them on Node 20 without
 //   --experimental-vm-modules, so esbuild.mjs rewrites web-tree-sitter's two imports of Node built-ins to
 //   __foresightImport, a require that resolves asynchronously as import() does, defined inside the wrapper.
+// - V8's flags are the process's, and a code cache records them: the initial old generation flag that the language
+//   server sets for its analysis worker's start (lsp/analysisSpawn.ts) is put back before the worker compiles and
+//   before any server thread makes its cache, so that every cache matches a fresh process.
 // - Nothing of this file outlives the load but the cache write (a server thread's timer, until it fires): this
 //   script's source is the whole 4 MB file, and a loader function still referenced would keep it in memory beside
 //   the bundle's own source (once per server thread).
@@ -36,6 +39,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { isMainThread, workerData } from 'node:worker_threads';
+import { ANALYSIS_WORKER_ROLE, resetInitialOldSpace } from './lsp/analysisSpawn';
 
 /** When a server thread writes its cache (see the invariants). */
 const WRITE_AFTER_MS = 20_000;
@@ -131,6 +135,11 @@ function removeStale(file: string): void {
   }
 }
 
+// The analysis worker was started with V8's initial old generation flag set for it: put back before this thread
+// compiles with its cache (lsp/analysisSpawn.ts resetInitialOldSpace).
+const server = __foresightWrapped.kind === 'server';
+if (server && !isMainThread && (workerData as { role?: unknown } | null)?.role === ANALYSIS_WORKER_ROLE) resetInitialOldSpace();
+
 const source = bundleSource();
 const file = cacheFile(process.env);
 const cached = file ? readCache(file) : undefined;
@@ -145,12 +154,14 @@ try {
 if (file && (!cached || script.cachedDataRejected)) {
   const write = () => {
     try {
+      // Made under the flags a fresh process has (a worker's start may have set one).
+      if (server) resetInitialOldSpace();
       writeCache(file, script.createCachedData());
     } catch {
       // a cache is an optimisation only
     }
   };
-  if (__foresightWrapped.kind === 'server') {
+  if (server) {
     const ms = Number(process.env.FORESIGHT_CODE_CACHE_WRITE_MS);
     setTimeout(write, Number.isFinite(ms) && ms >= 0 ? ms : WRITE_AFTER_MS).unref();
   } else process.once('exit', write);

@@ -22,15 +22,16 @@
 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { parentPort, Worker } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+import { parentPort, type Worker } from 'node:worker_threads';
 import { messageDiagnostic, type Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
 import { trace, tracing, type Logger } from './log';
 import { installWorkerProviders, setWorkerProviderCallTimeout } from './providers';
 import { failureText, interruptPreviews, PREVIEW_INTERRUPTED, Refusal, type PreviewCall } from './preview/worker';
+import { INITIAL_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB, spawnAnalysisWorker } from './analysisSpawn';
 
-export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
+export { ANALYSIS_WORKER_ROLE } from './analysisSpawn';
 
 /** The text the first pass is warmed up with (never written anywhere). */
 const WARM_UP = 'variable "v" {\n  default = 1\n}\n\nresource "terraform_data" "w" {\n  input = { a = var.v }\n}\n';
@@ -173,15 +174,6 @@ interface Pending {
   sent: number;
 }
 
-/** The process's own `--initial-old-space-size` (megabytes; 0, V8's default, when its command line has none). */
-function processInitialOldSpace(): number {
-  let mb = 0;
-  for (const a of process.execArgv) {
-    const m = /^--initial[-_]old[-_]space[-_]size=(\d+)$/.exec(a);
-    if (m) mb = Number(m[1]);
-  }
-  return mb;
-}
 
 /** Main side: an Engine whose analyses run in a worker (see the module comment). */
 interface Queued {
@@ -206,36 +198,8 @@ export class WorkerEngine implements Engine {
   /** Milliseconds an analysis may take before its worker is terminated. */
   timeoutMs = 30_000;
 
-  /**
-   * The worker's V8 old-generation limit. V8 lets a heap grow to a multiple of its live size, and caps that
-   * multiple by the limit (4x under Node's default of several GB, about 2x under 1 GB, about 1.5x under 512 MB):
-   * the analysis of 5,000 resources keeps about 100 MB live, and with the default limit its worker's heap swung
-   * between 250 and 500 MB. Under 512 MB the language server bench's RSS during its 10,000 edits was about 10 MB
-   * lower than under 1 GB, at the same latencies, and a module of 20,000 resources (1,000 open files) still
-   * analysed and previewed without running out. A worker that runs out of memory is replaced by one with twice the
-   * limit (up to 4 GB), and the analysis is retried.
-   */
-  memoryLimitMb = 512;
-  static readonly MAX_MEMORY_LIMIT_MB = 4096;
-
-  /**
-   * The worker's young generation. Under the default (48 MB here) V8 kept about 30 MB of new space committed
-   * after a cold open; with 8 MB, measured on the language server bench, the server's RSS after the cold open
-   * is about 30 MB lower, with no measurable change in cold-open or edit latency (interleaved runs; see
-   * ARCHITECTURE.md, latency and memory).
-   */
-  static readonly YOUNG_GENERATION_MB = 8;
-
-  /**
-   * The old generation size at which the worker's first full garbage collection is due (V8's initial old
-   * generation limit; 0 leaves V8's default). By default V8 starts with a small limit and, under a 512 MB heap limit,
-   * raises it by about 1.5x after each full collection: the cold analysis of 5,000 resources, which builds a model
-   * of about 80 MB that all survives, ran four to seven full collections (200-300 ms of its 1.3-1.6 s); from 128 MB,
-   * none or one.
-   * After the first full collection V8 sets the limit from the live size as usual, and an idle worker's heap is
-   * still collected by V8's memory reducer.
-   */
-  static readonly INITIAL_OLD_GENERATION_MB = 128;
+  /** The worker's V8 old-generation limit (analysisSpawn.ts INITIAL_MEMORY_LIMIT_MB), doubled when it runs out. */
+  memoryLimitMb = INITIAL_MEMORY_LIMIT_MB;
 
   constructor(
     /** The script the worker runs (the server bundle itself). */
@@ -382,23 +346,7 @@ export class WorkerEngine implements Engine {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    // Node's resourceLimits have no initial old generation size, and V8 reads its flag only when an isolate's heap
-    // is set up: the flag is set for the worker's start and put back to the process's own value once the worker's
-    // isolate exists, so that threads started later (the runs worker) start as before.
-    const initial = WorkerEngine.INITIAL_OLD_GENERATION_MB;
-    if (initial) setFlagsFromString(`--initial-old-space-size=${initial}`);
-    const w = new Worker(this.script, {
-      workerData: { role: ANALYSIS_WORKER_ROLE },
-      resourceLimits: { maxOldGenerationSizeMb: this.memoryLimitMb, maxYoungGenerationSizeMb: WorkerEngine.YOUNG_GENERATION_MB },
-    });
-    if (initial) {
-      const reset = () => {
-        w.off('online', reset).off('error', reset).off('exit', reset);
-        setFlagsFromString(`--initial-old-space-size=${processInitialOldSpace()}`);
-      };
-      w.on('online', reset).on('error', reset).on('exit', reset);
-    }
-    w.unref();
+    const w = spawnAnalysisWorker(this.script, this.memoryLimitMb);
     w.on('message', (res: Response | PreviewAnswer) => {
       if ('previewResult' in res || 'previewError' in res) {
         const c = this.calls.get(res.id);
@@ -431,8 +379,8 @@ export class WorkerEngine implements Engine {
     };
     w.on('error', (e) => {
       // Out of memory under the heap limit: the next worker gets twice the limit, and the analysis is retried.
-      if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' && this.memoryLimitMb < WorkerEngine.MAX_MEMORY_LIMIT_MB) {
-        this.memoryLimitMb = Math.min(WorkerEngine.MAX_MEMORY_LIMIT_MB, this.memoryLimitMb * 2);
+      if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' && this.memoryLimitMb < MAX_MEMORY_LIMIT_MB) {
+        this.memoryLimitMb = Math.min(MAX_MEMORY_LIMIT_MB, this.memoryLimitMb * 2);
         this.log?.info(`the analysis worker ran out of memory; its heap limit is now ${this.memoryLimitMb} MB`);
         fail(OUT_OF_MEMORY);
         return;
