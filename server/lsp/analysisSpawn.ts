@@ -74,9 +74,12 @@ export function spawnAnalysisWorker(script: string, memoryLimitMb: number): Work
     resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
   if (INITIAL_OLD_GENERATION_MB) {
-    // Whichever comes first; setting the same value again later is harmless.
-    const reset = setFlagsFromString.bind(undefined, `--initial-old-space-size=${processInitialOldSpace()}`);
-    w.once('online', reset).once('error', reset).once('exit', reset);
+    // Once, at whichever comes first: a later one could fall in the start of a worker that replaces this one.
+    const reset = () => {
+      w.off('online', reset).off('error', reset).off('exit', reset);
+      resetInitialOldSpace();
+    };
+    w.on('online', reset).on('error', reset).on('exit', reset);
   }
   w.unref();
   return w;
