@@ -53,9 +53,10 @@ function processInitialOldSpace(): number {
 
 /**
  * Puts V8's initial old generation flag back to the process's own value. V8's flags are the process's, and a code
- * cache records them: a cache made, or read, while the flag is set for a worker's start does not match a fresh
- * process. So the analysis worker puts it back before it compiles its bundle, and every server thread before it
- * makes its cache (loader.ts); the main thread does too when the worker is online, for the threads started later.
+ * cache records them: a cache made while the flag is set for a worker's start does not match a fresh process. So
+ * every server thread puts it back before it makes its cache, and the analysis worker before it even compiles its
+ * bundle, so that nothing it compiles sees the flag (loader.ts); the main thread does too when the worker is online,
+ * for the threads started later.
  */
 export function resetInitialOldSpace(): void {
   setFlagsFromString(`--initial-old-space-size=${processInitialOldSpace()}`);
