@@ -23,7 +23,7 @@
 // config/variables.ts (jsonVariableValues, for .tfvars.json).
 
 import type { Diagnostic, Pos, Range } from '../diags/diagnostic';
-import { error } from '../diags/diagnostic';
+import { error, rangeSpan } from '../diags/diagnostic';
 import type { Expr } from '../lang/ast';
 import { Num } from '../lang/number';
 import { parseExpression, parseTemplate } from '../lang/parse';
@@ -269,7 +269,7 @@ class JsonParser {
       return this.fail('Missing attribute seperator comma', 'A comma must appear between each property definition in an object.', this.peek().range);
     }
     const close = this.read();
-    return { kind: 'object', attrs, range: between(open.range, close.range), start: open.start, end: close.end, openRange: open.range, closeRange: close.range };
+    return { kind: 'object', attrs, range: rangeSpan(open.range, close.range), start: open.start, end: close.end, openRange: open.range, closeRange: close.range };
   }
 
   private array(): JArray | undefined {
@@ -302,7 +302,7 @@ class JsonParser {
       return this.fail('Missing attribute seperator comma', 'A comma must appear between each value in an array.', this.peek().range);
     }
     const close = this.read();
-    return { kind: 'array', values, range: between(open.range, close.range), start: open.start, end: close.end, openRange: open.range };
+    return { kind: 'array', values, range: rangeSpan(open.range, close.range), start: open.start, end: close.end, openRange: open.range };
   }
 
   private number(): JNode | undefined {
@@ -383,10 +383,6 @@ function levenshtein(a: string, b: string): number {
     prev = cur;
   }
   return prev[t.length];
-}
-
-function between(a: Range, b: Range): Range {
-  return { filename: a.filename, start: a.start, end: b.end };
 }
 
 /** HCL's StartRange of a node: the opening brace or bracket, else the whole node. */
@@ -752,7 +748,7 @@ export function jsonConstantValue(e: Expression): Value | undefined {
 function attribute(a: JAttr, mode: Mode, ctx: Ctx): Attribute {
   const expr = exprOf(a.value, mode, ctx);
   exprNodes.set(expr, a.value);
-  return { name: a.name, nameRange: a.nameRange, expr, range: between(a.nameRange, a.value.range) };
+  return { name: a.name, nameRange: a.nameRange, expr, range: rangeSpan(a.nameRange, a.value.range) };
 }
 
 function buildBody(v: JNode, schema: BodySchema, ctx: Ctx): Body {
@@ -871,7 +867,7 @@ export function jsonVariableValues(
   for (const a of root.attrs) {
     if (a.name === '//') continue;
     const prev = seen.get(a.name);
-    const range = between(a.nameRange, a.value.range);
+    const range = rangeSpan(a.nameRange, a.value.range);
     if (prev) {
       diags.push(error('Duplicate attribute definition', `The argument ${goQuote(a.name)} was already set at ${rangeText(prev)}.`, a.nameRange));
       continue;

@@ -174,8 +174,6 @@ interface Pending {
   sent: number;
 }
 
-
-/** Main side: an Engine whose analyses run in a worker (see the module comment). */
 interface Queued {
   dir: string;
   overlays: Map<string, string>;
