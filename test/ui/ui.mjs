@@ -63,9 +63,13 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => cleanup
 try {
   server = await startCodeServer({ cacheDir: cache, installExtensions: [staged] });
   say(`code-server ${server.url} (pid ${server.pid}), installed ${server.installed.map((i) => i.id).join(', ')}`);
-  // Quiet, deterministic workbench for the screenshots.
+  // Quiet, deterministic workbench for the screenshots. The editor inserts exactly the text the test gives it: no
+  // auto-closed brackets or quotes, no auto-indentation (a loaded fresh-clone run got an extra '}' after the inserted
+  // output block, a syntax error instead of the diagnostic the step waits for).
   const settings = path.join(server.userDataDir, 'User', 'settings.json');
-  fs.writeFileSync(settings, JSON.stringify({ ...JSON.parse(fs.readFileSync(settings, 'utf8')), 'workbench.colorTheme': 'Default Light Modern', 'editor.minimap.enabled': false, 'git.enabled': false, 'files.autoSave': 'off' }, null, 2));
+  const quiet = { 'workbench.colorTheme': 'Default Light Modern', 'editor.minimap.enabled': false, 'git.enabled': false, 'files.autoSave': 'off' };
+  const literal = { 'editor.autoClosingBrackets': 'never', 'editor.autoClosingQuotes': 'never', 'editor.autoClosingOvertype': 'never', 'editor.autoIndent': 'none', 'editor.formatOnType': false };
+  fs.writeFileSync(settings, JSON.stringify({ ...JSON.parse(fs.readFileSync(settings, 'utf8')), ...quiet, ...literal }, null, 2));
   browser = await launchBrowser(cache, { headless: !opts.headed });
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   await page.goto(workbenchUrl(server, { folder: ws }));
@@ -84,9 +88,9 @@ try {
   // A reference to an undeclared variable, typed (not saved): the diagnostic appears.
   await page.keyboard.press('Control+End');
   await page.keyboard.press('Enter');
-  // Inserted whole, not typed key by key: auto-closing of '{' depends on how far the tokenizer has got with the
-  // characters before it, which on a loaded machine left the block unclosed (a syntax error instead of the one
-  // this step is about).
+  // Inserted whole, not typed key by key, and with auto-closing off (the settings above): auto-closing of '{'
+  // depends on how far the tokenizer has got with the characters before it, which on a loaded machine left the block
+  // unclosed once, and closed twice another time (a syntax error instead of the one this step is about).
   await page.keyboard.insertText('output "oops" {\n  value = var.nope\n}\n');
   await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30000 });
   check(true, 'a squiggle marks the undeclared variable');
