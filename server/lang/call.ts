@@ -11,7 +11,7 @@ import { FuncArgError, FuncError, type FuncContext, type FuncSpec, type Param } 
 import { lookupFunction, functionNames } from './funcs/registry';
 import * as T from './types';
 import type { Type } from './types';
-import { Value, type Mark } from './value';
+import { NO_MARKS, unionMarks, Value, type Mark } from './value';
 
 type CallExpr = Extract<Expr, { kind: 'call' }>;
 export type EvalFn = (e: Expr) => { value: Value; diagnostics: Diagnostic[] };
@@ -207,19 +207,19 @@ export function invoke(
   ctx: FuncContext,
 ): { value?: Value; type?: Type; error?: FuncArgError | FuncError } {
   const args = [...argsIn];
-  const resultMarks = new Set<Mark>();
+  let resultMarks = NO_MARKS;
   let shortCircuitUnknown = false;
   for (let i = 0; i < args.length; i++) {
     const p = i < spec.params.length ? spec.params[i] : spec.varParam!;
     let a = args[i];
     if (!p.allowMarked) {
       const [u, m] = a.unmark();
-      for (const x of m) resultMarks.add(x);
+      resultMarks = unionMarks(resultMarks, m);
       a = u;
       // Nested marks are also lifted for parameters that do not accept marks.
       if (a.hasMarksDeep) {
         const [d, dm] = a.unmarkDeep();
-        for (const x of dm) resultMarks.add(x);
+        resultMarks = unionMarks(resultMarks, dm);
         a = d;
       }
       args[i] = a;

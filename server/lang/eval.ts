@@ -20,7 +20,7 @@ import { references, traversalString } from './parse';
 import { goFormatG10, goQuote } from './format';
 import * as T from './types';
 import type { Type } from './types';
-import { Value, type Mark } from './value';
+import { NO_MARKS, unionMarks, Value, type Mark } from './value';
 
 /** What an expression can refer to. Implemented by the configuration (a module instance) and the console. */
 export interface Scope {
@@ -278,7 +278,7 @@ export function index(coll: Value, key: Value, range: Range): Result {
   const fail = (s: string, d: string): Result => ({ value: Value.unknown(), diagnostics: [diag(s, d, range)] });
   const [c, cmarks] = coll.unmark();
   const [k, kmarks] = key.unmark();
-  const marks = new Set<Mark>([...cmarks, ...kmarks]);
+  const marks = unionMarks(cmarks, kmarks);
   const ok = (v: Value): Result => ({ value: v.markWith(marks), diagnostics: [] });
   if (c.isNull) return fail('Attempt to index null value', 'This value is null, so it does not have any indices.');
   if (k.isNull) return fail('Invalid index', "Can't use a null value as an indexing key.");
@@ -342,7 +342,7 @@ function evalTemplate(e: Extract<Expr, { kind: 'template' }>, ctx: EvalContext):
   const ds: Diagnostic[] = [];
   let s = '';
   let known = true;
-  const marks = new Set<Mark>();
+  let marks = NO_MARKS;
   for (const p of e.parts) {
     const r = evalExpr(p, ctx);
     ds.push(...r.diagnostics);
@@ -351,7 +351,7 @@ function evalTemplate(e: Extract<Expr, { kind: 'template' }>, ctx: EvalContext):
       continue;
     }
     const [v, m] = r.value.unmarkDeep();
-    for (const x of m) marks.add(x);
+    marks = unionMarks(marks, m);
     if (v.isNull) {
       ds.push(diag('Invalid template interpolation value', 'The expression result is null. Cannot include a null value in a string template.', p.range, e.range));
       continue;
@@ -383,10 +383,10 @@ function evalTemplateJoin(e: Extract<Expr, { kind: 'templateJoin' }>, ctx: EvalC
   if (!tup.isKnown) return { value: Value.unknown(T.String).markWith(marks), diagnostics: [] };
   let s = '';
   let known = true;
-  const ms = new Set<Mark>(marks);
+  let ms = marks;
   for (const el of tup.elems) {
     const [v, m] = el.unmarkDeep();
-    for (const x of m) ms.add(x);
+    ms = unionMarks(ms, m);
     if (v.isNull) {
       return { value: Value.unknown(T.String), diagnostics: [diag('Invalid template interpolation value', 'An iteration result is null. Cannot include a null value in a string template.', e.range)] };
     }
@@ -595,7 +595,7 @@ function evalBinary(e: Extract<Expr, { kind: 'binary' }>, ctx: EvalContext): Res
   }
   const [a, am] = lv.unmark();
   const [b, bm] = rv.unmark();
-  const marks = new Set<Mark>([...am, ...bm]);
+  const marks = unionMarks(am, bm);
   const done = (v: Value): Result => ({ value: v.markWith(marks), diagnostics: [] });
   if (isEq) {
     const eq = equals(lv, rv);
@@ -645,7 +645,7 @@ function evalBinary(e: Extract<Expr, { kind: 'binary' }>, ctx: EvalContext): Res
 export function equals(a0: Value, b0: Value): Value {
   const [a, am] = a0.unmark();
   const [b, bm] = b0.unmark();
-  const marks = new Set<Mark>([...am, ...bm]);
+  let marks = unionMarks(am, bm);
   const out = (v: Value) => v.markWith(marks);
   if (!a.isKnown || !b.isKnown) return out(Value.unknown(T.Bool));
   if (a.isNull || b.isNull) {
@@ -671,7 +671,7 @@ export function equals(a0: Value, b0: Value): Value {
       let unknown = false;
       for (let i = 0; i < a.elems.length; i++) {
         const r = equals(a.elems[i], b.elems[i]);
-        for (const m of r.marks) marks.add(m);
+        marks = unionMarks(marks, r.marks);
         if (!r.isKnown) unknown = true;
         else if (!r.unmark()[0].bool) return out(Value.bool(false));
       }
@@ -685,7 +685,7 @@ export function equals(a0: Value, b0: Value): Value {
         const w = b.entries.get(k);
         if (!w) return out(Value.bool(false));
         const r = equals(v, w);
-        for (const m of r.marks) marks.add(m);
+        marks = unionMarks(marks, r.marks);
         if (!r.isKnown) unknown = true;
         else if (!r.unmark()[0].bool) return out(Value.bool(false));
       }
@@ -702,7 +702,7 @@ export function equals(a0: Value, b0: Value): Value {
 function evalObject(e: Extract<Expr, { kind: 'object' }>, ctx: EvalContext): Result {
   const ds: Diagnostic[] = [];
   const m = new Map<string, Value>();
-  const marks = new Set<Mark>();
+  let marks = NO_MARKS;
   let known = true;
   for (const it of e.items) {
     let key: string | undefined;
@@ -728,7 +728,7 @@ function evalObject(e: Extract<Expr, { kind: 'object' }>, ctx: EvalContext): Res
           ds.push(annotate(diag('Null value as key', "Can't use a null value as a key.", it.value.range), it.key, ctx));
           known = false;
         } else {
-          for (const x of km) marks.add(x);
+          marks = unionMarks(marks, km);
           const c = convert(kv, T.String);
           if (c.error !== undefined) {
             ds.push(annotate(diag('Incorrect key type', `Can't use this value as a key: ${c.error}.`, it.key.range), it.key, ctx));
@@ -756,7 +756,7 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
   }
   if (cr.value.type.kind === 'dynamic') return { value: Value.unknown().markWith(cr.value.marks), diagnostics: ds };
   const [coll, cmarks] = cr.value.unmark();
-  const marks = new Set<Mark>(cmarks);
+  let marks = cmarks;
   const k = coll.type.kind;
   if (!['list', 'set', 'tuple', 'map', 'object'].includes(k)) {
     ds.push(
@@ -783,7 +783,7 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
       ds.push(annotate(diag('Condition is null', "The value of the 'if' clause must not be null.", e.cond.range, e.range), e.cond, ctx));
       return { value: Value.unknown(), diagnostics: ds };
     }
-    for (const x of c.value.marks) marks.add(x);
+    marks = unionMarks(marks, c.value.marks);
     const cb = convert(c.value, T.Bool);
     if (cb.error !== undefined) {
       ds.push(annotate(diag("Invalid 'for' condition", `The 'if' clause value is invalid: ${cb.error}.`, e.cond.range, e.range), e.cond, ctx));
@@ -816,7 +816,7 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
         continue;
       }
       const [cv, cm] = c.value.unmark();
-      for (const x of cm) marks.add(x);
+      marks = unionMarks(marks, cm);
       if (!isObject && !cv.isKnown) {
         known = false;
         continue;
@@ -842,7 +842,7 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
         continue;
       }
       const [key, km] = kr.value.unmark();
-      for (const x of km) marks.add(x);
+      marks = unionMarks(marks, km);
       if (!key.isKnown) {
         known = false;
         continue;

@@ -1861,7 +1861,11 @@ export function parseConfigBody(text: string, filename: string): { items?: RawIt
 }
 
 /** All scope traversals read by the expression, in source order, as HCL's Variables(). */
-export function references(expr: Expr): Traversal[] {
+export function references(expr: Expr): readonly Traversal[] {
+  // An AST never changes once parsed, and one expression is evaluated once per instance of its block (and
+  // again by the static checks): each walk is done once.
+  const known = referencesOf.get(expr);
+  if (known) return known;
   const out: Traversal[] = [];
   // The names bound by the enclosing `for` expressions; one walker closure for the whole tree (this runs for
   // every expression of a configuration: a closure and a set per node were most of its cost).
@@ -1897,8 +1901,10 @@ export function references(expr: Expr): Traversal[] {
     }
   };
   walk(expr);
+  referencesOf.set(expr, out);
   return out;
 }
+const referencesOf = new WeakMap<Expr, readonly Traversal[]>();
 
 /** Terraform's way of writing a traversal in diagnostics ("var.x", "aws_instance.a[0]"). */
 export function traversalString(t: Traversal): string {

@@ -19,7 +19,22 @@ import * as T from './types';
 import type { Type } from './types';
 
 export type Mark = 'sensitive' | 'ephemeral';
-const NO_MARKS: ReadonlySet<Mark> = new Set();
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The empty mark set that unmarked values share. */
+export const NO_MARKS: ReadonlySet<Mark> = new Set();
+
+/**
+ * The union of two mark sets. Almost every value an evaluation meets has no marks, so the union allocates only
+ * when both sides have some: otherwise it is one of the two sets, which must then be read, never changed.
+ */
+export function unionMarks(a: ReadonlySet<Mark>, b: ReadonlySet<Mark>): ReadonlySet<Mark> {
+  if (b.size === 0 || a === b) return a;
+  if (a.size === 0) return b;
+  const s = new Set(a);
+  for (const m of b) s.add(m);
+  return s;
+}
 
 /** Refinements that an unknown value may carry (cty's refinements); only `notNull` is used by the engine today. */
 export interface Refinements {
@@ -40,7 +55,9 @@ export class Value {
   // ---- constructors -------------------------------------------------------------------------------
 
   static string(s: string): Value {
-    return new Value(T.String, s.normalize('NFC'), NO_MARKS);
+    // ASCII text is already in NFC, and testing for it costs a fraction of normalize() (strings are made per
+    // template and function result, tens of thousands at a cold analysis).
+    return new Value(T.String, NON_ASCII.test(s) ? s.normalize('NFC') : s, NO_MARKS);
   }
   static number(n: Num | number | bigint): Value {
     return new Value(T.Number, n instanceof Num ? n : Num.from(n), NO_MARKS);
@@ -171,6 +188,7 @@ export class Value {
   }
   /** The value with all marks removed at every depth, and the union of all marks found. */
   unmarkDeep(): [Value, ReadonlySet<Mark>] {
+    if (!this.hasMarksDeep) return [this, NO_MARKS];
     const found = new Set<Mark>();
     const v = unmarkDeepInto(this, found);
     return [v, found];
