@@ -42,7 +42,7 @@ import type { Diagnostic } from '../../server/diags/diagnostic';
 import { evaluate } from '../../server/lang/eval';
 import { Value } from '../../server/lang/value';
 import { ParsedDocument } from '../../server/syntax/document';
-import { initParser } from '../../server/syntax/treesitter';
+import { initParser, parserReady } from '../../server/syntax/treesitter';
 import { TestClient } from '../lsp/client';
 
 interface Options {
@@ -238,13 +238,14 @@ async function measureAnalysis(dir: string, o: Options, rows: Row[], resources: 
   // Part 1 runs in a function of its own: its cold and warm results are garbage before the edits are measured
   // (the edits' garbage collections would otherwise mark them too, as no editor session holds them).
   await (async () => {
-    // 1. Cold: everything for the first time in this process.
+    // 1. Cold: everything for the first time in this process, as `foresight validate` does it: the load starts
+    // tree-sitter's WebAssembly only when a file needs it (one the fast lane does not read), and none of the
+    // generated files does; the start-up is measured on its own below, for the edits, which need it.
     const t0 = performance.now();
     const c0 = cpuMs();
-    await initParser();
-    const tInit = performance.now();
     const v = await validateDirectory(dir, { overlays: new Map() });
     const tValidate = performance.now();
+    const parserWasReady = parserReady();
     if (!v.module) throw new Error('the workspace did not load');
     const diags = [...v.diagnostics];
     const instances = evaluateModule(v.module, dir, diags);
@@ -257,10 +258,12 @@ async function measureAnalysis(dir: string, o: Options, rows: Row[], resources: 
     }
     const cold = tEval - t0;
     rows.push({ what: `workspace: ${o.files} files, ${resources} resources, ${instances} instances`, value: '' });
-    rows.push({ what: 'cold: parser start-up (WebAssembly)', value: fmtMs(tInit - t0) });
-    rows.push({ what: 'cold: parse + model + static checks', value: fmtMs(tValidate - tInit) });
+    rows.push({ what: 'cold: parse + model + static checks', value: fmtMs(tValidate - t0) });
     rows.push({ what: 'cold: evaluate every instance', value: fmtMs(tEval - tValidate) });
     rows.push({ what: 'cold: total (wall, and this process\'s CPU time)', value: fmtWallCpu(cold, cEval - c0), goal: '≤ 1500 ms', ok: cold <= 1500 });
+    const tp = performance.now();
+    await initParser();
+    rows.push({ what: `tree-sitter start-up (WebAssembly)${parserWasReady ? ', already done by the cold load' : ', after the cold load: the edits need it'}`, value: fmtMs(performance.now() - tp) });
 
     // Warm: the same again, now that the code is compiled.
     gc?.();
