@@ -114,8 +114,9 @@ class Tokens {
     // A token is at least one character long, except the final eof. Long texts start at their most tokens:
     // growing by copies to millions of tokens costs more than the memory held for the parse. Short texts
     // (most attribute values) take the arrays of a released stream: four typed arrays per expression were
-    // four allocations outside the heap, each counted as external memory pressure by the GC.
-    const pooled = text.length < POOLED_CAP ? TOKEN_POOL.pop() : undefined;
+    // four allocations outside the heap, each counted as external memory pressure by the GC. Texts up to the
+    // long ones start from those too (growing if they hold more tokens), as they would start at that size anyway.
+    const pooled = text.length <= 65536 ? TOKEN_POOL.pop() : undefined;
     if (pooled) {
       this.kind = pooled.kind;
       this.start = pooled.start;
@@ -123,7 +124,9 @@ class Tokens {
       this.flags = pooled.flags;
       return;
     }
-    const cap = text.length > 65536 ? text.length + 1 : Math.max(Math.min(text.length + 1, POOLED_CAP), 1);
+    // Pooled streams are POOLED_CAP long (release() takes back only those): a short text's arrays sized to the
+    // text were never given back, and every expression allocated four.
+    const cap = text.length > 65536 ? text.length + 1 : POOLED_CAP;
     this.kind = new Uint8Array(cap);
     this.start = new Int32Array(cap);
     this.end = new Int32Array(cap);
