@@ -39,7 +39,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { isMainThread, workerData } from 'node:worker_threads';
-import { ANALYSIS_WORKER_ROLE, resetInitialOldSpace } from './lsp/analysisSpawn';
+import { ANALYSIS_WORKER_ROLE, resetInitialOldSpace, spawnEarlyAnalysisWorker } from './lsp/analysisSpawn';
 
 /** When a server thread writes its cache (see the invariants). */
 const WRITE_AFTER_MS = 20_000;
@@ -166,4 +166,7 @@ if (file && (!cached || script.cachedDataRejected)) {
     setTimeout(write, Number.isFinite(ms) && ms >= 0 ? ms : WRITE_AFTER_MS).unref();
   } else process.once('exit', write);
 }
+// The language server's analysis worker starts now, beside the main thread's start-up (analysisSpawn.ts), and after
+// the cache above was read: V8 checks a cache against its flags, and the worker's start sets one until it is online.
+if (server && isMainThread) spawnEarlyAnalysisWorker(__filename);
 (script.runInThisContext() as (e: unknown, r: NodeRequire, m: NodeModule, f: string, d: string) => void)(module.exports, require, module, __filename, __dirname);

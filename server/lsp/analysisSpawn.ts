@@ -7,6 +7,7 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { PROCESS_HOST_ENV } from '../plugin/client/hostEnv';
 
 export const ANALYSIS_WORKER_ROLE = 'foresight-analysis';
 
@@ -68,9 +69,10 @@ export function resetInitialOldSpace(): void {
  * worker's start and put back to the process's own value once the worker's isolate exists, so that threads started
  * later (the runs worker) start as before. The worker does not keep the process alive.
  */
-export function spawnAnalysisWorker(script: string, memoryLimitMb: number): Worker {
+export function spawnAnalysisWorker(script: string, memoryLimitMb: number, env: NodeJS.ProcessEnv = process.env): Worker {
   if (INITIAL_OLD_GENERATION_MB) setFlagsFromString(`--initial-old-space-size=${INITIAL_OLD_GENERATION_MB}`);
   const w = new Worker(script, {
+    env,
     workerData: { role: ANALYSIS_WORKER_ROLE },
     resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
@@ -84,4 +86,39 @@ export function spawnAnalysisWorker(script: string, memoryLimitMb: number): Work
   }
   w.unref();
   return w;
+}
+
+/** Where the loader leaves a worker it started before the server's code ran (see spawnEarlyAnalysisWorker). */
+const EARLY = Symbol.for('foresight.earlyAnalysisWorker');
+type Early = { worker: Worker; script: string; ended: boolean };
+
+/**
+ * Starts the analysis worker as the process starts (the loader calls it once the main thread's code is compiled,
+ * before that code runs), for the WorkerEngine to take (takeEarlyAnalysisWorker). A worker thread spends about
+ * 250 ms before it can answer (Node's own start-up in the thread, then the bundle): started when the client's
+ * initialize arrived, it was still starting when the first analysis of a cold open was sent.
+ */
+export function spawnEarlyAnalysisWorker(script: string): void {
+  // A worker's environment is a copy of the process's at its creation: this one starts before the main thread serves
+  // the provider process host, which it always does (main.ts) before a worker asks it for anything.
+  const env = { ...process.env, [PROCESS_HOST_ENV]: '1' };
+  const early: Early = { worker: spawnAnalysisWorker(script, INITIAL_MEMORY_LIMIT_MB, env), script, ended: false };
+  const ended = () => {
+    early.ended = true;
+  };
+  early.worker.once('error', ended).once('exit', ended);
+  (globalThis as { [EARLY]?: Early })[EARLY] = early;
+}
+
+/** The worker spawnEarlyAnalysisWorker started, if it runs `script` under `memoryLimitMb` and is still alive (once). */
+export function takeEarlyAnalysisWorker(script: string, memoryLimitMb: number): Worker | undefined {
+  const g = globalThis as { [EARLY]?: Early };
+  const early = g[EARLY];
+  if (!early) return undefined;
+  delete g[EARLY];
+  if (early.ended || early.script !== script || memoryLimitMb !== INITIAL_MEMORY_LIMIT_MB) {
+    void early.worker.terminate();
+    return undefined;
+  }
+  return early.worker;
 }

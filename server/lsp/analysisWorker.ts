@@ -27,9 +27,9 @@ import { parentPort, type Worker } from 'node:worker_threads';
 import { messageDiagnostic, type Diagnostic } from '../diags/diagnostic';
 import type { DirectoryAnalysis, Engine } from './engine';
 import { trace, tracing, type Logger } from './log';
-import { installWorkerProviders, setWorkerProviderCallTimeout } from './providers';
+import { installWorkerProviders, mainThreadTrusted, setWorkerProviderCallTimeout, setWorkerTrust } from './providers';
 import { failureText, interruptPreviews, PREVIEW_INTERRUPTED, Refusal, type PreviewCall } from './preview/worker';
-import { INITIAL_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB, spawnAnalysisWorker } from './analysisSpawn';
+import { INITIAL_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB, spawnAnalysisWorker, takeEarlyAnalysisWorker } from './analysisSpawn';
 
 export { ANALYSIS_WORKER_ROLE } from './analysisSpawn';
 
@@ -48,6 +48,8 @@ interface Request {
   removed: string[];
   /** The deadline of provider calls: half the time limit of this analysis. */
   callTimeoutMs: number;
+  /** Whether the workspace was trusted when the request was sent (providers.ts setWorkerTrust). */
+  trusted: boolean;
 }
 
 /** `ms`: the analysis's time in the worker; `heapMB`: the worker's V8 heap in use after it (for tracing). */
@@ -62,6 +64,8 @@ type Response =
 interface PreviewMessage {
   id: number;
   call: PreviewCall;
+  /** As Request's. */
+  trusted: boolean;
 }
 type PreviewAnswer = { id: number; previewResult: unknown } | { id: number; previewError: string };
 
@@ -85,6 +89,7 @@ export function serveAnalysis(engine: Engine): void {
   let waiting = 0;
   const primed = new Set<string>();
   port.on('message', (msg: Request | PreviewMessage) => {
+    setWorkerTrust(msg.trusted);
     if ('call' in msg) return onPreview(msg);
     const req = msg;
     waiting++;
@@ -288,7 +293,7 @@ export class WorkerEngine implements Engine {
   /** The overlays each directory's last request gave the current worker (cleared with the worker). */
   private readonly sentOverlays = new Map<string, Map<string, string>>();
 
-  private request(id: number, dir: string, overlays: Map<string, string>): Omit<Request, 'callTimeoutMs'> {
+  private request(id: number, dir: string, overlays: Map<string, string>): Omit<Request, 'callTimeoutMs' | 'trusted'> {
     const before = this.sentOverlays.get(dir);
     this.sentOverlays.set(dir, new Map(overlays));
     if (!before) return { id, dir, full: true, set: [...overlays], removed: [] };
@@ -311,7 +316,7 @@ export class WorkerEngine implements Engine {
         this.restart();
       }, limit);
       this.pending.set(id, { resolve, reject, timer, sent: performance.now() });
-      const req = { ...this.request(id, dir, overlays), callTimeoutMs: Math.max(1000, Math.floor(limit / 2)) };
+      const req: Request = { ...this.request(id, dir, overlays), callTimeoutMs: Math.max(1000, Math.floor(limit / 2)), trusted: mainThreadTrusted() };
       if (tracing && this.log) trace(this.log, `analysis #${id} sent: ${dir}, ${req.full ? 'full' : 'delta'} ${req.set.length} set ${req.removed.length} removed`);
       w.postMessage(req);
     });
@@ -326,7 +331,7 @@ export class WorkerEngine implements Engine {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject });
-      w.postMessage({ id, call } satisfies PreviewMessage);
+      w.postMessage({ id, call, trusted: mainThreadTrusted() } satisfies PreviewMessage);
     });
   }
 
@@ -344,7 +349,7 @@ export class WorkerEngine implements Engine {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const w = spawnAnalysisWorker(this.script, this.memoryLimitMb);
+    const w = takeEarlyAnalysisWorker(this.script, this.memoryLimitMb) ?? spawnAnalysisWorker(this.script, this.memoryLimitMb);
     w.on('message', (res: Response | PreviewAnswer) => {
       if ('previewResult' in res || 'previewError' in res) {
         const c = this.calls.get(res.id);

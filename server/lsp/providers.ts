@@ -10,7 +10,9 @@
 //     serveProcessHost()           (plugin/client/shared.ts) starts, shares, counts and ends the provider processes.
 //     observeTrust(connection)     follows workspace trust (InitializationOptions.trusted, TrustNotification) and
 //                                  tells every worker (BroadcastChannel TRUST_CHANNEL; new workers read the
-//                                  FORESIGHT_LSP_TRUSTED environment variable they are created with, and ask again).
+//                                  FORESIGHT_LSP_TRUSTED environment variable they are created with, and ask again;
+//                                  the analysis worker, started before initialize, also gets the trust with each
+//                                  request: setWorkerTrust).
 //     trackProviderProcesses()     a safety net: records the pid of every process a worker spawns itself; when the worker thread
 //                                  is gone (terminated after a timeout, or disposed on shutdown) its processes get
 //                                  SIGTERM, then SIGKILL after 2 s; all get SIGKILL when the server process exits.
@@ -39,7 +41,8 @@ export const TRUST_CHANNEL = 'foresight-lsp-trust';
 export const PROCESS_CHANNEL = 'foresight-lsp-provider-processes';
 const TRUST_ENV = 'FORESIGHT_LSP_TRUSTED';
 
-type TrustMessage = { trusted: boolean } | { ask: true };
+/** A change of trust (broadcast), the answer to a new worker's ask, or the ask. */
+type TrustMessage = { trusted: boolean; answer?: true } | { ask: true };
 type ProcessMessage = { tid: string; pid: number; event: 'started' | 'exited' };
 
 // ---- main thread -----------------------------------------------------------------------------------------------
@@ -67,7 +70,7 @@ export function observeTrust(connection: TrustSource): { trusted(): boolean } {
   process.env[TRUST_ENV] = '0';
   channel.onmessage = (ev) => {
     const m = (ev as { data?: TrustMessage }).data;
-    if (m && 'ask' in m) channel.postMessage({ trusted } satisfies TrustMessage);
+    if (m && 'ask' in m) channel.postMessage({ trusted, answer: true } satisfies TrustMessage);
   };
   const onInitialize = connection.onInitialize.bind(connection);
   connection.onInitialize = (handler) =>
@@ -137,7 +140,23 @@ export function trackProviderProcesses(): { live(): number[]; stop(): void } {
 
 // ---- worker threads ------------------------------------------------------------------------------------------
 
-let installed: { pool: ProviderPool; trusted(): boolean } | undefined;
+let installed: { pool: ProviderPool; trusted(): boolean; setTrusted(t: boolean): void } | undefined;
+
+/** On the main thread: whether the workspace is trusted now (observeTrust), for the requests it sends a worker. */
+export function mainThreadTrusted(): boolean {
+  return process.env[TRUST_ENV] === '1';
+}
+
+/**
+ * In a worker: the trust the main thread had when it sent the request being handled (analysisWorker.ts). The analysis
+ * worker starts before the client's initialize says whether the workspace is trusted: its environment says nothing,
+ * and its ask on the trust channel can be answered before initialize, and that answer arrive after a request. So the
+ * trust that comes with a request is applied before the request is handled, and from then on answers to the ask are
+ * ignored (changes of trust still apply).
+ */
+export function setWorkerTrust(t: boolean): void {
+  installed?.setTrusted(t);
+}
 
 /** The OS thread id of this thread ("" where /proc is not available). */
 function threadId(): string {
@@ -164,11 +183,12 @@ export function installWorkerProviders(): ProviderPool {
   if (installed) return installed.pool;
   if (isMainThread) throw new Error('installWorkerProviders runs in a worker thread');
   let trusted = process.env[TRUST_ENV] === '1';
+  let fromRequest = false;
   const trust = new BroadcastChannel(TRUST_CHANNEL);
   trust.unref();
   trust.onmessage = (ev) => {
     const m = (ev as { data?: TrustMessage }).data;
-    if (m && 'trusted' in m) trusted = m.trusted === true;
+    if (m && 'trusted' in m && !(m.answer && fromRequest)) trusted = m.trusted === true;
   };
   trust.postMessage({ ask: true } satisfies TrustMessage);
 
@@ -195,7 +215,14 @@ export function installWorkerProviders(): ProviderPool {
   // address; without one (a worker made elsewhere, as in tests), this thread starts its own.
   const pool = new ProviderPool({ trusted: () => trusted, idleMs: idle > 0 ? idle : undefined, launch: hostAvailable() ? hostLauncher() : undefined });
   setDefaultPool(pool);
-  installed = { pool, trusted: () => trusted };
+  installed = {
+    pool,
+    trusted: () => trusted,
+    setTrusted: (t) => {
+      trusted = t;
+      fromRequest = true;
+    },
+  };
   return pool;
 }
 

@@ -19,11 +19,11 @@
 import { existsSync, readlinkSync } from 'node:fs';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import type * as grpc from '@grpc/grpc-js';
+import { PROCESS_HOST_ENV } from './hostEnv';
 import { connectProvider, LaunchError, PluginProcess, type LaunchOptions, type PluginConnection, type ShareInfo } from './process';
 
 export const PROCESS_HOST_CHANNEL = 'foresight-provider-host';
-/** Set in the environment of threads created after serveProcessHost(): they launch through it. */
-export const PROCESS_HOST_ENV = 'FORESIGHT_PROVIDER_HOST';
+export { PROCESS_HOST_ENV };
 
 type Launch = Omit<LaunchOptions, 'log'>;
 type ClaimAnswer = { go: true } | { done: unknown } | { differs: true };
