@@ -116,7 +116,14 @@ try {
   // the lines below it, leaving the pointer beside the token. So the pointer is moved to where the token is now,
   // again (away and back), while no hover shows.
   for (let attempt = 1; ; attempt++) {
-    const box = await token.boundingBox();
+    // The token's line can be re-rendered (the lenses refreshed) between finding the token and measuring it: a
+    // fresh-clone run got no box once. It is measured again until it has one.
+    let box = null;
+    for (let k = 0; k < 40 && !box; k++) {
+      box = await token.boundingBox();
+      if (!box) await page.waitForTimeout(250);
+    }
+    if (!box) throw new Error('the "bucket" token stayed off screen for 10 s');
     await page.mouse.move(box.x + 4, box.y + box.height / 2);
     await page.mouse.move(box.x + 10, box.y + box.height / 2);
     const shown = await hover.waitFor({ state: 'visible', timeout: attempt < 3 ? 8000 : 20000 }).then(() => true, (e) => {
