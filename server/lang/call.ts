@@ -11,7 +11,7 @@ import { FuncArgError, FuncError, type FuncContext, type FuncSpec, type Param } 
 import { lookupFunction, functionNames } from './funcs/registry';
 import * as T from './types';
 import type { Type } from './types';
-import { NO_MARKS, unionMarks, Value, type Mark } from './value';
+import { NO_MARKS, unionMarks, Value } from './value';
 
 type CallExpr = Extract<Expr, { kind: 'call' }>;
 export type EvalFn = (e: Expr) => { value: Value; diagnostics: Diagnostic[] };

@@ -20,7 +20,7 @@ import { references, traversalString } from './parse';
 import { goFormatG10, goQuote } from './format';
 import * as T from './types';
 import type { Type } from './types';
-import { NO_MARKS, unionMarks, Value, type Mark } from './value';
+import { NO_MARKS, unionMarks, Value } from './value';
 
 /** What an expression can refer to. Implemented by the configuration (a module instance) and the console. */
 export interface Scope {
