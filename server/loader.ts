@@ -27,9 +27,10 @@
 // - V8's flags are the process's, and a code cache records them: the initial old generation flag that the language
 //   server sets for its analysis worker's start (lsp/analysisSpawn.ts) is put back before the worker compiles and
 //   before any server thread makes its cache, so that every cache matches a fresh process.
-// - Nothing of this file outlives the load but the cache write (a server thread's timer, until it fires): this
-//   script's source is the whole 4 MB file, and a loader function still referenced would keep it in memory beside
-//   the bundle's own source (once per server thread).
+// - Nothing of this file outlives the load but the cache write (a server thread's timer, until it fires) and, on
+//   the server's main thread, the early analysis worker's listeners (until the worker is online and taken at
+//   initialize, lsp/analysisSpawn.ts): this script's source is the whole 4 MB file, and a loader function still
+//   referenced would keep it in memory beside the bundle's own source (once per server thread).
 // - The bundle's behaviour does not depend on the loader: it gets the same require, module, __filename and
 //   __dirname it had as a plain CommonJS module.
 

@@ -90,7 +90,7 @@ export function spawnAnalysisWorker(script: string, memoryLimitMb: number, env: 
 
 /** Where the loader leaves a worker it started before the server's code ran (see spawnEarlyAnalysisWorker). */
 const EARLY = Symbol.for('foresight.earlyAnalysisWorker');
-type Early = { worker: Worker; script: string; ended: boolean };
+type Early = { worker: Worker; script: string; ended: boolean; onEnd: () => void };
 
 /**
  * Starts the analysis worker as the process starts (the loader calls it once the main thread's code is compiled,
@@ -102,11 +102,15 @@ export function spawnEarlyAnalysisWorker(script: string): void {
   // A worker's environment is a copy of the process's at its creation: this one starts before the main thread serves
   // the provider process host, which it always does (main.ts) before a worker asks it for anything.
   const env = { ...process.env, [PROCESS_HOST_ENV]: '1' };
-  const early: Early = { worker: spawnAnalysisWorker(script, INITIAL_MEMORY_LIMIT_MB, env), script, ended: false };
-  const ended = () => {
-    early.ended = true;
+  const early: Early = {
+    worker: spawnAnalysisWorker(script, INITIAL_MEMORY_LIMIT_MB, env),
+    script,
+    ended: false,
+    onEnd: () => {
+      early.ended = true;
+    },
   };
-  early.worker.once('error', ended).once('exit', ended);
+  early.worker.once('error', early.onEnd).once('exit', early.onEnd);
   (globalThis as { [EARLY]?: Early })[EARLY] = early;
 }
 
@@ -116,6 +120,9 @@ export function takeEarlyAnalysisWorker(script: string, memoryLimitMb: number): 
   const early = g[EARLY];
   if (!early) return undefined;
   delete g[EARLY];
+  // The listener is the loader's code: left on the worker, it would keep the loader's script, the whole bundle file's
+  // text, alive for as long as the worker runs (loader.ts: nothing of it outlives the load but the cache write).
+  early.worker.off('error', early.onEnd).off('exit', early.onEnd);
   if (early.ended || early.script !== script || memoryLimitMb !== INITIAL_MEMORY_LIMIT_MB) {
     void early.worker.terminate();
     return undefined;
