@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../server/cli/main';
-import { interruptPreviews, makePreview, PREVIEW_INTERRUPTED, Refusal, resetPreviewCaches, type PreviewData } from '../../server/lsp/preview/worker';
+import { interruptPreviews, makePreview, PREVIEW_INTERRUPTED, previewFiles, Refusal, resetPreviewCaches, type PreviewData } from '../../server/lsp/preview/worker';
 import { ModuleAnalysis } from '../../server/config/analysis';
 import { initParser } from '../../server/syntax/treesitter';
 import { PreviewClient, workspace } from './preview-client';
@@ -52,6 +52,29 @@ function fileText(rs: Res[]): string {
         `}\n`,
     )
     .join('\n');
+}
+
+/**
+ * A preview as the language server gets it: the open files (`open`) presented with it, every other file of its
+ * configuration asked for afterwards (previewFiles). Its files are then those of a preview that presents all of
+ * them (files without anything to show left out, as such a preview leaves them out).
+ */
+async function previewAsServed(dir: string, overlays: Map<string, string>, open: string[]): Promise<PreviewData> {
+  const p = await makePreview(dir, overlays, {}, [], undefined, open);
+  const rest = p.paths.filter((x) => !open.includes(x));
+  const lazy = previewFiles(p.previewId, rest) ?? [];
+  const byPath = new Map([...p.files, ...lazy]);
+  const files = p.paths.flatMap((x) => {
+    const f = byPath.get(x);
+    return f && (f.lenses.length || f.hints.length || f.hovers.length) ? [[x, f] as [string, typeof f]] : [];
+  });
+  return { ...p, files };
+}
+
+/** The files of a preview in the order of its configuration's paths (a preview of all files adds them as it presents). */
+function inPathOrder(p: PreviewData): PreviewData {
+  const byPath = new Map(p.files);
+  return { ...p, files: p.paths.flatMap((x) => (byPath.has(x) ? [[x, byPath.get(x)!] as [string, (typeof p.files)[number][1]]] : [])) };
 }
 
 /** What a preview shows, without its timing figures. */
@@ -105,13 +128,14 @@ test('preview: incremental previews after random edits equal fresh full previews
         const p = join(dir, `f${g}.tf`);
         if (g !== f && (overlays.get(p) ?? readFileSync(p, 'utf8')) !== fileText(files[g])) overlays.set(p, fileText(files[g]));
       }
-      const incremental = await makePreview(dir, overlays, {});
+      // (Incremental as the language server makes it: the files edited in the editor presented with it, the others on request.)
+      const incremental = await previewAsServed(dir, overlays, [...overlays.keys()]);
       resetPreviewCaches();
-      const fresh = await makePreview(dir, overlays, {});
+      const fresh = inPathOrder(await makePreview(dir, overlays, {}));
       assert.deepEqual(shown(incremental), shown(fresh), `step ${step}: the incremental preview differs from a full one`);
       assert.equal(fresh.complete, true, `step ${step}: ${JSON.stringify(fresh.diagnostics)}`);
       // Warm the caches again from a different history than the fresh preview's: one more incremental preview.
-      const again = await makePreview(dir, overlays, {});
+      const again = inPathOrder(await makePreview(dir, overlays, {}));
       assert.deepEqual(shown(again), shown(fresh), `step ${step}: a repeated preview differs`);
       assert.equal(again.stats.planCalls, 0, `step ${step}: a repeated preview called PlanResourceChange`);
       // Nothing changed since the fresh preview: every resource block is replayed but those with orphaned

@@ -157,7 +157,14 @@ interface DirPreview {
   seq: number;
   version: number;
   data?: PreviewData;
+  /** Presentations of `data`'s plan: the open files' came with it, others are made when asked for (fileOf). */
   files: Map<string, FilePresentation>;
+  /** Every file of `data`'s configuration. */
+  paths: Set<string>;
+  /** Equal hover texts of `files` as one string (sharedTexts). */
+  texts: Map<string, string>;
+  /** Presentations being asked for, by previewId and path. */
+  fetching: Map<string, Promise<FilePresentation | undefined>>;
   inflight?: Promise<void>;
   /** Previews retried after the worker died, since the last preview that succeeded. */
   retries: number;
@@ -242,7 +249,7 @@ class PreviewController {
 
   private state(dir: string): DirPreview {
     let st = this.dirs.get(dir);
-    if (!st) this.dirs.set(dir, (st = { seq: 0, version: 0, files: new Map(), retries: 0 }));
+    if (!st) this.dirs.set(dir, (st = { seq: 0, version: 0, files: new Map(), paths: new Set(), texts: new Map(), fetching: new Map(), retries: 0 }));
     return st;
   }
 
@@ -290,17 +297,23 @@ class PreviewController {
     const seq = ++st.seq;
     const overlays: [string, string][] = [];
     for (const doc of this.session.documents.all()) if (doc.path !== undefined) overlays.push([doc.path, doc.text]);
-    const p = this.previewCall<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir) })
+    // The open files' presentations come with the preview; any other file's is made when the editor asks for it.
+    const present = overlays.map(([path]) => path);
+    const p = this.previewCall<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir), present })
       .then((data) => {
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
         st.version++;
         st.retries = 0;
-        const texts = new Map<string, string>();
         // A configuration that does not load (a syntax error mid-edit) keeps the last lenses and hints in place.
-        const keep = !data.complete && data.files.length === 0 && st.data !== undefined;
-        // (previewId too: the kept files' lazy hovers render from the plan they were made from.)
-        st.data = keep ? { ...data, moduleDirs: st.data!.moduleDirs, previewId: st.data!.previewId } : data;
-        if (!keep) st.files = new Map(data.files.map(([path, f]) => [path, sharedTexts(f, texts)]));
+        const keep = !data.complete && data.paths.length === 0 && st.data !== undefined;
+        // (previewId and paths too: the kept files' lazy hovers and presentations come from the plan they were made from.)
+        st.data = keep ? { ...data, moduleDirs: st.data!.moduleDirs, previewId: st.data!.previewId, paths: st.data!.paths } : data;
+        if (!keep) {
+          const texts = new Map<string, string>();
+          st.texts = texts;
+          st.files = new Map(data.files.map(([path, f]) => [path, sharedTexts(f, texts)]));
+          st.paths = new Set(data.paths);
+        }
         this.session.log.info(
           `preview of ${dir}: ${Math.round(data.stats.durationMs)} ms, ${data.stats.planCalls} PlanResourceChange calls, ${data.stats.cacheHits} from cache`,
         );
@@ -345,18 +358,37 @@ class PreviewController {
   }
 
   /** The presentation of a file: from a complete preview when there is one, the file's own directory first. */
-  private presentation(path: string): { dir: string; f: FilePresentation } | undefined {
+  private async presentation(path: string): Promise<{ dir: string; f: FilePresentation } | undefined> {
     if (!this.previewEnabled) return undefined;
-    let best: { dir: string; f: FilePresentation; score: number } | undefined;
+    let best: { dir: string; st: DirPreview; score: number } | undefined;
     for (const [dir, st] of this.dirs) {
-      const f = st.files.get(path);
-      if (!f || !st.data) continue;
+      if (!st.data || !(st.files.has(path) || st.paths.has(path))) continue;
       // A child module's file is shown from the root that calls it rather than from a preview of its own.
       const own = path.startsWith(dir + '/') && !path.slice(dir.length + 1).includes('/');
       const score = (st.data.complete ? 2 : 0) + (own ? 0 : 1);
-      if (!best || score > best.score) best = { dir, f, score };
+      if (!best || score > best.score) best = { dir, st, score };
     }
-    return best;
+    if (!best) return undefined;
+    const f = best.st.files.get(path) ?? (await this.fileOf(best.st, path));
+    return f && { dir: best.dir, f };
+  }
+
+  /** The presentation of a file that did not come with its preview, made by the worker from that preview's plan. */
+  private fileOf(st: DirPreview, path: string): Promise<FilePresentation | undefined> {
+    const previewId = st.data!.previewId;
+    const key = `${previewId}\u0000${path}`;
+    let p = st.fetching.get(key);
+    if (!p) {
+      p = this.previewCall<[string, FilePresentation][] | null>({ kind: 'files', previewId, paths: [path] })
+        .then((r) => {
+          const f = r?.[0]?.[1];
+          if (f && st.data?.previewId === previewId) st.files.set(path, sharedTexts(f, st.texts));
+          return f;
+        })
+        .finally(() => st.fetching.delete(key));
+      st.fetching.set(key, p);
+    }
+    return p;
   }
 
   // ---- LSP handlers ------------------------------------------------------------------------------------------
@@ -452,9 +484,9 @@ class PreviewController {
     return this.result(dir, st);
   }
 
-  private codeLenses(uri: string): CodeLens[] {
+  private async codeLenses(uri: string): Promise<CodeLens[]> {
     const path = uriToPath(uri);
-    const found = path === undefined ? undefined : this.presentation(path);
+    const found = path === undefined ? undefined : await this.presentation(path);
     if (!found) return [];
     const out: CodeLens[] = [];
     for (const l of found.f.lenses) {
@@ -468,9 +500,9 @@ class PreviewController {
     return out;
   }
 
-  private inlayHints(uri: string, range: { start: { line: number }; end: { line: number } }): InlayHint[] {
+  private async inlayHints(uri: string, range: { start: { line: number }; end: { line: number } }): Promise<InlayHint[]> {
     const path = uriToPath(uri);
-    const found = path === undefined ? undefined : this.presentation(path);
+    const found = path === undefined ? undefined : await this.presentation(path);
     if (!found) return [];
     const o = this.options.inlayHints ?? {};
     const planned = o.plannedValues !== false;
@@ -492,7 +524,7 @@ class PreviewController {
 
   private async hover(uri: string, pos: { line: number; character: number }): Promise<Hover | null> {
     const path = uriToPath(uri);
-    const found = path === undefined ? undefined : this.presentation(path);
+    const found = path === undefined ? undefined : await this.presentation(path);
     if (!found) return null;
     const data = this.dirs.get(found.dir)?.data;
     const before = (a: { line: number; character: number }, b: { line: number; character: number }) => a.line < b.line || (a.line === b.line && a.character <= b.character);

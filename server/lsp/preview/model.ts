@@ -62,13 +62,24 @@ export interface FilePresentation {
   hovers: HoverInfo[];
 }
 
-/** Texts of the files a plan was made from (overlays first, disk otherwise), with their line indexes. */
+/**
+ * Line indexes by absolute path, kept across previews while a file's text is the same string: an edit's preview
+ * indexes only the edited file again, not every file of the workspace. Bounded: cleared when full.
+ */
+const lineIndexes = new Map<string, LineIndex>();
+const LINE_INDEXES_MAX = 20_000;
+
+/**
+ * Texts of the files a plan was made from, with their line indexes: `texts` first (the texts the configuration was
+ * loaded from), then the overlays, then the disk.
+ */
 export class Sources {
   private readonly cache = new Map<string, LineIndex>();
   private readonly absCache = new Map<string, string>();
   constructor(
     private readonly dir: string,
     private readonly overlays: Map<string, string>,
+    private readonly texts?: (abs: string) => string | undefined,
   ) {}
   abs(filename: string): string {
     let p = this.absCache.get(filename);
@@ -79,7 +90,7 @@ export class Sources {
     const p = this.abs(filename);
     let ix = this.cache.get(p);
     if (!ix) {
-      let text = this.overlays.get(p);
+      let text = this.texts?.(p) ?? this.overlays.get(p);
       if (text === undefined) {
         try {
           text = readFileSync(p, 'utf8');
@@ -87,7 +98,12 @@ export class Sources {
           text = '';
         }
       }
-      this.cache.set(p, (ix = new LineIndex(text)));
+      ix = lineIndexes.get(p);
+      if (!ix || ix.text !== text) {
+        if (lineIndexes.size >= LINE_INDEXES_MAX) lineIndexes.clear();
+        lineIndexes.set(p, (ix = new LineIndex(text)));
+      }
+      this.cache.set(p, ix);
     }
     return ix;
   }
@@ -244,8 +260,18 @@ export interface Presentation {
   files: Map<string, FilePresentation>;
 }
 
+export interface PresentOptions {
+  /** Resource hovers carry the addresses of their changes (HoverInfo.block) instead of their plan rendering. */
+  lazyHovers?: boolean;
+  /** The files (absolute paths) whose lenses, hints and hovers are made; all files when absent. */
+  only?: (abs: string) => boolean;
+  /** Only the files' presentations: `changes` is left empty. */
+  filesOnly?: boolean;
+}
+
 /** Builds everything the editor shows of `plan`, made from `root` over `src`. */
-export function present(plan: Plan, root: Module, src: Sources, knownDrift: readonly DriftInfo[] = [], opts: { lazyHovers?: boolean } = {}): Presentation {
+export function present(plan: Plan, root: Module, src: Sources, knownDrift: readonly DriftInfo[] = [], opts: PresentOptions = {}): Presentation {
+  const only = opts.only;
   // The plan renderings of the resource hovers are most of present's time and are read one at a time, on hover.
   const blockHoverOf = (range: LspRange, changes: ResourceInstanceChange[]): HoverInfo =>
     opts.lazyHovers ? { range, markdown: '', block: changes.map(changeAddress) } : { range, markdown: blockMarkdown(plan, changes) };
@@ -282,8 +308,11 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
       if (seen.has(key)) continue;
       seen.add(key);
       const changes = byGroup.get(key) ?? [];
+      const shown = !only || only(src.abs(r.declRange.filename));
+      if (!shown && opts.filesOnly) continue;
       const declRange = src.range(r.declRange);
       for (const c of changes) located.set(c, { file: src.abs(r.declRange.filename), range: declRange });
+      if (!shown) continue;
       const f = file(r.declRange.filename);
       const target = (m.path ? m.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
       f.lenses.push({ range: declRange, title: lensTitle(changes, !!(r.count || r.forEach), drift, plan), target, instance: changes[0] ? instanceAddrString(changes[0].addr) : target });
@@ -356,7 +385,8 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     }
   }
 
-  const changes: ResourceChangeInfo[] = plan.changes.map((c) => {
+  if (only) for (const p of files.keys()) if (!only(p)) files.delete(p);
+  const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c) => {
     const loc = located.get(c) ?? {};
     const info: ResourceChangeInfo = {
       address: instanceAddrString(c.addr),
@@ -563,7 +593,10 @@ export function referenceHovers(
   files: Map<string, FilePresentation>,
   /** A root module local's value where it is known without the plan (no resource in it), else undefined. */
   rootLocal: (name: string) => Value | undefined = () => undefined,
+  /** The files (absolute paths) whose hovers are made; all files when absent. */
+  only?: (abs: string) => boolean,
 ): void {
+  const wanted = (filename: string) => !only || only(src.abs(filename));
   const byGroup = new Map<string, ResourceInstanceChange[]>();
   for (const c of plan.changes) {
     if (c.deposedKey) continue;
@@ -574,6 +607,7 @@ export function referenceHovers(
   }
   // Root outputs: prior and planned value.
   for (const o of root.outputs.values()) {
+    if (!wanted(o.declRange.filename)) continue;
     const oc = plan.outputs.find((x) => x.module === '' && x.name === o.name);
     if (!oc) continue;
     const p = src.abs(o.declRange.filename);
@@ -587,10 +621,10 @@ export function referenceHovers(
   }
   const visit = (m: Module) => {
     const exprs = [
-      ...m.resources.flatMap((r) => [...r.config.attributes.map((a) => a.expr), ...(r.count ? [r.count] : []), ...(r.forEach ? [r.forEach] : [])]),
-      ...[...m.outputs.values()].flatMap((o) => (o.value ? [o.value] : [])),
-      ...[...m.locals.values()].map((l) => l.expr),
-      ...[...m.moduleCalls.values()].flatMap((c) => [...c.arguments.values()]),
+      ...m.resources.flatMap((r) => (wanted(r.declRange.filename) ? [...r.config.attributes.map((a) => a.expr), ...(r.count ? [r.count] : []), ...(r.forEach ? [r.forEach] : [])] : [])),
+      ...[...m.outputs.values()].flatMap((o) => (o.value && wanted(o.declRange.filename) ? [o.value] : [])),
+      ...[...m.locals.values()].flatMap((l) => (wanted(l.range.filename) ? [l.expr] : [])),
+      ...[...m.moduleCalls.values()].flatMap((c) => (wanted(c.declRange.filename) ? [...c.arguments.values()] : [])),
     ];
     for (const e of exprs) {
       for (const ref of e.refs) {

@@ -73,7 +73,13 @@ export interface PreviewData {
   diagnostics: RunDiagnostic[];
   /** LSP diagnostics by absolute file path (for DiagnosticsScheduler.setPreviewDiagnostics). */
   lspDiagnostics: [string, LspDiagnostic[]][];
+  /** The presentations of the files asked for (PreviewCall `present`; all when it is absent). */
   files: [string, FilePresentation][];
+  /**
+   * Every file of the configuration the plan was made from (absolute paths): the presentation of one not in
+   * `files` is made on request (PreviewCall `files`) from the same plan.
+   */
+  paths: string[];
   /** Directories of the local child modules the configuration loaded (their files are shown from this preview). */
   moduleDirs: string[];
   /**
@@ -96,7 +102,8 @@ export interface RunResult {
 }
 
 export type WorkerRequest =
-  | { id: number; kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[] }
+  | { id: number; kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[]; present?: string[] }
+  | { id: number; kind: 'files'; previewId: number; paths: string[] }
   | { id: number; kind: 'run'; runId: string; verb: 'plan' | 'apply' | 'refresh'; options: RunOptions; settings: PreviewSettings; planFile?: string }
   | { id: number; kind: 'cancel'; runId: string }
   | { id: number; kind: 'state'; dir: string }
@@ -240,16 +247,27 @@ function lspDiagnostics(diags: readonly Diagnostic[], src: Sources): [string, Ls
 /** The last preview plan per directory (for PlannedDiffRequest without a run). */
 const lastPreview = new Map<string, { plan: Plan; config: Module }>();
 /**
- * The plans of the latest previews by previewId, the last 4 of each directory (the main thread may still show one
- * a newer preview superseded, or the last complete one while the configuration does not load).
+ * The latest previews by previewId, the last 4 of each directory (the main thread may still show one a newer
+ * preview superseded, or the last complete one while the configuration does not load): their plans, and what
+ * presents a file of them on request (`files`).
  */
-const previewPlans = new Map<number, { dir: string; plan: Plan }>();
+const previewPlans = new Map<number, { dir: string; plan: Plan; files(only: (abs: string) => boolean): Map<string, FilePresentation> }>();
 let nextPreviewId = 1;
 
 /** The markdown of a lazy hover of preview `previewId`; null when that preview is no longer kept. */
 function previewHover(previewId: number, block: string[]): string | null {
   const plan = previewPlans.get(previewId);
   return plan ? blockHover(plan.plan, block) : null;
+}
+
+/** The presentations of `paths` made from preview `previewId`; null when that preview is no longer kept. */
+export function previewFiles(previewId: number, paths: string[]): [string, FilePresentation][] | null {
+  const kept = previewPlans.get(previewId);
+  if (!kept) return null;
+  const want = new Set(paths);
+  const files = kept.files((p) => want.has(p));
+  // A file of the configuration without anything to show still has its (empty) presentation.
+  return paths.map((p) => [p, files.get(p) ?? { lenses: [], hints: [], hovers: [] }]);
 }
 const previewAborts = new Map<string, AbortController>();
 /** The abort reason of a preview stopped by interruptPreviews (answered as the refusal "interrupted"). */
@@ -351,6 +369,8 @@ export async function makePreview(
   settings: PreviewSettings,
   drift: DriftInfo[] = [],
   shared?: { cache: FileCache; budgetMs?: number },
+  /** The files (absolute paths) presented with the answer; all when absent (the others on request, `files`). */
+  presentOnly?: string[],
 ): Promise<PreviewData> {
   const t0 = performance.now();
   previewAborts.get(dir)?.abort();
@@ -359,7 +379,9 @@ export async function makePreview(
   /** PlanResourceChange calls of this preview: made, and answered from the cache. */
   const counters = { planCalls: 0, cacheHits: 0 };
   const io = workerIO(dir);
-  const src = new Sources(dir, overlays);
+  /** The texts the configuration was loaded from (the file cache's entries of this load), by absolute path. */
+  const loaded = new Map<string, string>();
+  const src = new Sources(dir, overlays, (p) => loaded.get(p));
   const b = localBackend(io);
   const workspace = b.currentWorkspace();
   const previewId = nextPreviewId++;
@@ -373,6 +395,7 @@ export async function makePreview(
     diagnostics: diags.map((d) => runDiagnostic(d, dir, src)),
     lspDiagnostics: [],
     files: [],
+    paths: [],
     moduleDirs: [],
     stats: { durationMs: performance.now() - t0, ...counters, replayed: 0, planned: 0, stateRead, phases },
   });
@@ -395,6 +418,11 @@ export async function makePreview(
   phase('load');
   // Configuration errors are the analysis's diagnostics already; the preview only says it could not plan.
   if (!('module' in cfg)) return empty(cfg.diags);
+  const paths = configFiles(cfg.module, src);
+  for (const p of paths) {
+    const text = cache.get(p)?.text;
+    if (text !== undefined) loaded.set(p, text);
+  }
   // The backend the configuration names (as `localBackend` opens it, but from the module just loaded).
   const backendBlock = cfg.module.terraform.find((t) => t.backend)?.backend;
   const configured = new CliBackend({ cwd: dir, env: io.env }, async () => backendBlock);
@@ -461,12 +489,7 @@ export async function makePreview(
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
   if (abort.signal.aborted) throw new Refusal(abort.signal.reason === INTERRUPTED ? PREVIEW_INTERRUPTED : 'superseded by a newer preview');
   lastPreview.set(dir, { plan: res.plan, config: cfg.module });
-  previewPlans.set(previewId, { dir, plan: res.plan });
-  const ofDir = [...previewPlans].filter(([, e]) => e.dir === dir);
-  for (const [id] of ofDir.slice(0, -4)) previewPlans.delete(id);
-  if (previewPlans.size > 64) previewPlans.delete(previewPlans.keys().next().value as number);
   const diags = [...res.diagnostics];
-  const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true });
   // Locals as `foresight console` evaluates them (resources unknown): shown only where wholly known.
   const fin = finalizeRootVariables(cfg.module, parsed.values);
   const ev = new ModuleEvaluator(cfg.module, fin.inputs, { cwd: dir, workspace, console: true }, []);
@@ -474,7 +497,24 @@ export async function makePreview(
     const v = ev.local(name);
     return v && v.isWhollyKnown ? v : undefined;
   };
-  referenceHovers(res.plan, cfg.module, src, p.files, rootLocal);
+  const want = presentOnly && new Set(presentOnly);
+  const only = want && ((abs: string) => want.has(abs));
+  const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true, only });
+  referenceHovers(res.plan, cfg.module, src, p.files, rootLocal, only);
+  const plan = res.plan;
+  const module = cfg.module;
+  previewPlans.set(previewId, {
+    dir,
+    plan,
+    files(o) {
+      const files = present(plan, module, src, drift, { lazyHovers: true, only: o, filesOnly: true }).files;
+      referenceHovers(plan, module, src, files, rootLocal, o);
+      return files;
+    },
+  });
+  const ofDir = [...previewPlans].filter(([, e]) => e.dir === dir);
+  for (const [id] of ofDir.slice(0, -4)) previewPlans.delete(id);
+  if (previewPlans.size > 64) previewPlans.delete(previewPlans.keys().next().value as number);
   phase('present');
   return {
     directory: dir,
@@ -489,6 +529,7 @@ export async function makePreview(
       src,
     ),
     files: [...p.files],
+    paths,
     moduleDirs: childDirs(cfg.module),
     stats: { durationMs: performance.now() - t0, ...counters, replayed, planned, stateRead, phases },
   };
@@ -513,6 +554,13 @@ function memoKey(dir: string, stateToken: number, workspace: string, root: Modul
   };
   visit(root);
   return parts.join('\n');
+}
+
+/** The absolute paths of the files of `m` and the modules below it. */
+function configFiles(m: Module, src: Sources, out: string[] = []): string[] {
+  for (const f of m.files) out.push(src.abs(f));
+  for (const c of m.moduleCalls.values()) if (c.module) configFiles(c.module, src, out);
+  return out;
 }
 
 function childDirs(m: Module, out: string[] = []): string[] {
@@ -811,7 +859,8 @@ export function plannedDiff(dir: string, address: string, runId?: string): Plann
 
 /** What the analysis worker answers for the previews (Engine.preview): plans, their lazy hovers, planned diffs. */
 export type PreviewCall =
-  | { kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[] }
+  | { kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[]; present?: string[] }
+  | { kind: 'files'; previewId: number; paths: string[] }
   | { kind: 'hover'; previewId: number; block: string[] }
   | { kind: 'diff'; dir: string; address: string };
 
@@ -823,7 +872,9 @@ export async function answerPreviewCall(call: PreviewCall, shared: (dir: string)
   await initParser();
   switch (call.kind) {
     case 'preview':
-      return makePreview(call.dir, new Map(call.overlays), call.settings, call.drift, shared(call.dir));
+      return makePreview(call.dir, new Map(call.overlays), call.settings, call.drift, shared(call.dir), call.present);
+    case 'files':
+      return previewFiles(call.previewId, call.paths);
     case 'hover':
       return previewHover(call.previewId, call.block);
     case 'diff':
@@ -847,7 +898,10 @@ export function servePreview(): void {
         let result: unknown;
         switch (req.kind) {
           case 'preview':
-            result = await makePreview(req.dir, new Map(req.overlays), req.settings, req.drift);
+            result = await makePreview(req.dir, new Map(req.overlays), req.settings, req.drift, undefined, req.present);
+            break;
+          case 'files':
+            result = previewFiles(req.previewId, req.paths);
             break;
           case 'run':
             result = await run(req.runId, req.verb, req.options, req.settings, req.planFile, (params) => post({ event: 'progress', params }));
