@@ -128,7 +128,7 @@ class Applier {
       }
       depsOf.set(a, s);
     }
-    for (const [a, ds] of this.built.resourceDeps) {
+    for (const [a, ds] of this.built.resourceDeps.entries()) {
       const s = depsOf.get(a) ?? new Set<string>();
       for (const d of ds) s.add(d);
       depsOf.set(a, s);

@@ -226,13 +226,74 @@ export interface BuiltGraph {
   /** absolute config resource address -> node key */
   resourceNodes: Map<string, string>;
   /** absolute config resource address -> absolute addresses of resources it depends on (transitively), sorted */
-  resourceDeps: Map<string, string[]>;
+  resourceDeps: ResourceDeps;
   /** Resources whose create_before_destroy is forced because a create_before_destroy resource depends on them. */
   forcedCBD: Set<string>;
   diagnostics: Diagnostic[];
 }
 
-/** Builds the configuration graph of a module tree. O(V+E) apart from the transitive dependency lists. */
+/** Reference roots that never name a node (refTarget answers undefined for them whatever the configuration). */
+const STATIC_ROOTS = new Set(['count', 'each', 'path', 'terraform', 'self', 'ephemeral']);
+
+/**
+ * The reference edges of a resource block by its body (a body is the same object while its file's text is), made
+ * from the block's count, for_each, depends_on and lifecycle (compared by identity too) in module `path`, kept only
+ * when every reference named a node by its text alone (no module outputs, nothing unresolved): a later graph
+ * reuses them when all those nodes exist in it. An editor's previews build the graph after every edit.
+ */
+const resourceEdges = new WeakMap<
+  Resource['config'],
+  { path: string; count: Resource['count']; forEach: Resource['forEach']; dependsOn: Resource['dependsOn']; lifecycle: Resource['lifecycle']; targets: string[] }
+>();
+
+/**
+ * The transitive resource dependencies of a graph (what the state's `dependencies` lists), each list made when it is
+ * first asked for: a plan that replays most resources (the editor's preview, server/lsp/preview/memo.ts) needs the
+ * lists of the few it plans, and making all of them is most of a large graph's build time.
+ */
+export class ResourceDeps {
+  private readonly lists = new Map<string, string[]>();
+  private keyToAddr: Map<string, string> | undefined;
+  constructor(
+    private readonly g: Graph<Node>,
+    private readonly resourceNodes: Map<string, string>,
+  ) {}
+
+  /** The sorted addresses `addr` depends on; undefined when `addr` is not a resource of the configuration. */
+  get(addr: string): string[] | undefined {
+    let l = this.lists.get(addr);
+    if (l) return l;
+    const k = this.resourceNodes.get(addr);
+    if (k === undefined) return undefined;
+    if (!this.keyToAddr) {
+      this.keyToAddr = new Map();
+      for (const [a, key] of this.resourceNodes) this.keyToAddr.set(key, a);
+    }
+    const g = this.g;
+    const seen = new Set<string>([k]);
+    const stack = [...g.dependencies(k)];
+    const out = new Set<string>();
+    while (stack.length) {
+      const x = stack.pop()!;
+      if (seen.has(x)) continue;
+      seen.add(x);
+      const n = g.get(x)!;
+      if (n.kind === 'provider') continue;
+      const ra = this.keyToAddr.get(x);
+      if (ra) out.add(ra);
+      for (const d of g.dependencies(x)) stack.push(d);
+    }
+    this.lists.set(addr, (l = [...out].sort()));
+    return l;
+  }
+
+  /** Every resource's list, in the order of the graph's resource nodes. */
+  *entries(): IterableIterator<[string, string[]]> {
+    for (const a of this.resourceNodes.keys()) yield [a, this.get(a)!];
+  }
+}
+
+/** Builds the configuration graph of a module tree. O(V+E); the transitive dependency lists are made on demand. */
 export function buildConfigGraph(root: Module): BuiltGraph {
   const g = new Graph<Node>();
   const diagnostics: Diagnostic[] = [];
@@ -336,6 +397,32 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       }
     }
   };
+  /**
+   * A resource's reference edges, from the last graph that had the same block (resourceEdges) when each of its
+   * targets is a node of this graph too; else found again.
+   */
+  const connectResource = (from: string, m: Module, r: Resource) => {
+    const hit = resourceEdges.get(r.config);
+    if (hit && hit.path === m.path && hit.count === r.count && hit.forEach === r.forEach && hit.dependsOn === r.dependsOn && hit.lifecycle === r.lifecycle && hit.targets.every((t) => g.has(t))) {
+      for (const t of hit.targets) g.connect(from, t);
+      return;
+    }
+    const targets: string[] = [];
+    let reusable = true;
+    for (const e of resourceExpressions(r)) {
+      for (const ref of e.refs) {
+        const t = refTarget(m, ref.root, ref.steps as { kind: string; name?: string }[]);
+        // A module output's edge depends on the child module, an unresolved one on names declared elsewhere.
+        if (ref.root === 'module' || (t === undefined && !STATIC_ROOTS.has(ref.root))) reusable = false;
+        if (t && t !== from) {
+          g.connect(from, t);
+          targets.push(t);
+        }
+      }
+    }
+    if (reusable) resourceEdges.set(r.config, { path: m.path, count: r.count, forEach: r.forEach, dependsOn: r.dependsOn, lifecycle: r.lifecycle, targets });
+    else resourceEdges.delete(r.config);
+  };
   for (const m of mods) {
     const p = m.path;
     // Everything in a child module waits for the module's expansion.
@@ -385,7 +472,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       inModule(k);
       const n = g.get(k) as Extract<Node, { kind: 'resource' }>;
       g.connect(k, providers.get(n.providerAddr)!);
-      connectRefs(k, m, resourceExpressions(r));
+      connectResource(k, m, r);
     }
     m.checks.forEach((c) => {
       const k = nodeKey('check', p, c.name);
@@ -414,25 +501,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
   }
 
   // Transitive resource dependencies (what the state's `dependencies` lists).
-  const resourceDeps = new Map<string, string[]>();
-  const keyToAddr = new Map<string, string>();
-  for (const [a, k] of resourceNodes) keyToAddr.set(k, a);
-  for (const [addr, k] of resourceNodes) {
-    const seen = new Set<string>([k]);
-    const stack = [...g.dependencies(k)];
-    const out = new Set<string>();
-    while (stack.length) {
-      const x = stack.pop()!;
-      if (seen.has(x)) continue;
-      seen.add(x);
-      const n = g.get(x)!;
-      if (n.kind === 'provider') continue;
-      const ra = keyToAddr.get(x);
-      if (ra) out.add(ra);
-      for (const d of g.dependencies(x)) stack.push(d);
-    }
-    resourceDeps.set(addr, [...out].sort());
-  }
+  const resourceDeps = new ResourceDeps(g, resourceNodes);
 
   const forcedCBD = new Set<string>();
   for (const [addr, k] of resourceNodes) {

@@ -200,10 +200,11 @@ class Planner {
   }
 
   addChange(c0: ResourceInstanceChange): void {
-    const prev = this.moved.get(instanceAddrString(c0.addr));
+    const addr = changeAddrString(c0);
+    const prev = this.moved.get(addr);
     const c = prev ? { ...c0, prevRunAddr: prev } : c0;
     this.changes.push(c);
-    if (c.deposedKey === undefined) this.changeByAddr.set(instanceAddrString(c.addr), c);
+    if (c.deposedKey === undefined) this.changeByAddr.set(addr, c);
     if (c.action !== 'NoOp') this.pending.add(configResourceAddr(staticPath(c.addr.module), resourceKey(c.addr)));
   }
 
@@ -1171,6 +1172,17 @@ function sameJSON(a: Value, b: Value): boolean {
 }
 
 /** Terraform's Context.Plan. */
+/**
+ * A change's instance address string, kept per change: a plan that replays another's changes (PlanReuse) adds the
+ * same change objects again. (Changes are never mutated; a moved one is a copy with the same address.)
+ */
+const changeAddrs = new WeakMap<ResourceInstanceChange, string>();
+function changeAddrString(c: ResourceInstanceChange): string {
+  let a = changeAddrs.get(c);
+  if (a === undefined) changeAddrs.set(c, (a = instanceAddrString(c.addr)));
+  return a;
+}
+
 export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   const started = (opts.now ?? (() => new Date()))();
   const built = buildConfigGraph(opts.config);

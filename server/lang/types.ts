@@ -102,9 +102,10 @@ export function typeEquals(a: Type, b: Type): boolean {
     case 'object': {
       const bo = b as ObjectType;
       if (a.attrs.size !== bo.attrs.size) return false;
-      for (const [k, t] of a.attrs) {
+      // (Keys and lookups: an entries loop made a pair per attribute, and plan comparisons call this a lot.)
+      for (const k of a.attrs.keys()) {
         const u = bo.attrs.get(k);
-        if (!u || !typeEquals(t, u)) return false;
+        if (!u || !typeEquals(a.attrs.get(k)!, u)) return false;
       }
       const ao = a.optional;
       const bop = bo.optional;

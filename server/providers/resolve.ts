@@ -38,7 +38,6 @@ import { newestMeeting, parseProviderConstraints, providerConstraintsString } fr
 import { parseCoreConstraints } from '../versions/core';
 import { BUILTIN_PROVIDERS } from './builtin/index';
 import { parseFullyQualified } from '../addrs/provider';
-import { intern } from '../lang/intern';
 
 /** A provider Foresight can use: its address and the versions it offers (none for terraform.io/builtin). */
 export interface AvailableProvider {
@@ -365,8 +364,13 @@ export interface AbsProviderConfig {
   alias?: string;
 }
 
-/** Provider configuration addresses made so far (a few per configuration): one flat string each. */
-const configAddrs = new Map<string, string>();
+/**
+ * Provider configuration addresses made so far (a few per configuration), by module path, provider and alias: a
+ * lookup of strings that exist already, not a concatenation and hash per call (every resource asks several times
+ * per graph). Bounded: cleared when it holds 1,024 addresses.
+ */
+const configAddrs = new Map<string, Map<string, Map<string, string>>>();
+let configAddrCount = 0;
 
 /**
  * As Terraform writes it in state and messages: `module.a.provider["registry.terraform.io/hashicorp/random"].west`.
@@ -374,7 +378,22 @@ const configAddrs = new Map<string, string>();
  * per resource.
  */
 export function absProviderConfigString(a: AbsProviderConfig): string {
-  return intern(configAddrs, `${a.module ? a.module + '.' : ''}provider["${a.fqn}"]${a.alias ? '.' + a.alias : ''}`, 1024);
+  const alias = a.alias ?? '';
+  let byFqn = configAddrs.get(a.module);
+  let byAlias = byFqn?.get(a.fqn);
+  const known = byAlias?.get(alias);
+  if (known !== undefined) return known;
+  if (configAddrCount >= 1024) {
+    configAddrs.clear();
+    configAddrCount = 0;
+    byFqn = byAlias = undefined;
+  }
+  if (!byFqn) configAddrs.set(a.module, (byFqn = new Map()));
+  if (!byAlias) byFqn.set(a.fqn, (byAlias = new Map()));
+  const s = `${a.module ? a.module + '.' : ''}provider["${a.fqn}"]${alias ? '.' + alias : ''}`;
+  byAlias.set(alias, s);
+  configAddrCount++;
+  return s;
 }
 
 function parentPath(path: string): string | undefined {

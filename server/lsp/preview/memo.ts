@@ -32,7 +32,7 @@ import { instanceAddrString } from '../../states/state';
 type Values = readonly (readonly [string, Value | undefined])[];
 
 interface Rec {
-  /** Sorted dependency keys, joined. */
+  /** Dependency keys in the graph's order, joined. */
   deps: string;
   /** A var/local/output/module node's values; a provider's block text. */
   values?: Values;
@@ -83,16 +83,28 @@ export class PreviewMemo implements PlanReuse {
     this.same = new Set();
   }
 
-  /** A node's dependency keys, sorted and joined (once per node and plan: replay and done both ask). */
-  private readonly depLists = new Map<string, { list: string; keys: string[] }>();
+  /**
+   * A node's dependency keys, joined in the graph's order (once per node and plan: replay and done both ask). The
+   * graph adds a node's edges in the order of its configuration, so the same edges of an unchanged definition come
+   * in the same order; the same edges in another order only make the node plan again.
+   */
+  private readonly depLists = new Map<string, { list: string; keys: ReadonlySet<string> }>();
 
   private depsOf(key: string, ctx: WalkContext): { list: string; same: boolean } {
     let d = this.depLists.get(key);
     if (!d) {
-      const keys = [...ctx.built.graph.dependencies(key)].sort();
-      this.depLists.set(key, (d = { list: keys.join('\n'), keys }));
+      const keys = ctx.built.graph.dependencies(key);
+      let list = '';
+      for (const k of keys) list = list === '' ? k : list + '\n' + k;
+      this.depLists.set(key, (d = { list, keys }));
     }
-    return { list: d.list, same: d.keys.every((k) => this.same.has(k)) };
+    let same = true;
+    for (const k of d.keys)
+      if (!this.same.has(k)) {
+        same = false;
+        break;
+      }
+    return { list: d.list, same };
   }
 
   replay(key: string, n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext): ResourceEffects | undefined {
@@ -100,8 +112,7 @@ export class PreviewMemo implements PlanReuse {
     if (!p?.effects || !p.def) return undefined;
     const d = this.depsOf(key, ctx);
     if (!d.same || d.list !== p.deps) return undefined;
-    const def = resourceDefinition(n, ctx);
-    if (!def || def.length !== p.def.length || !def.every((x, i) => x === p.def![i])) return undefined;
+    if (!sameDefinition(n, ctx, p.def)) return undefined;
     return p.effects;
   }
 
@@ -114,7 +125,8 @@ export class PreviewMemo implements PlanReuse {
       case 'resource': {
         if (replayed) this.stats.replayed++;
         else this.stats.planned++;
-        const def = effects && resourceDefinition(n, ctx);
+        // (A replayed node's definition is the previous one: replay compared every part.)
+        const def = effects && (replayed && p?.def ? p.def : resourceDefinition(n, ctx));
         if (effects && def) {
           rec.def = def;
           rec.effects = effects;
@@ -181,6 +193,18 @@ function resourceDefinition(n: Extract<Node, { kind: 'resource' }>, ctx: WalkCon
     r.dynamic.length,
     ...r.dynamic,
   ];
+}
+
+/** resourceDefinition(n, ctx) equals `def` part for part (compared without making the list). */
+function sameDefinition(n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext, def: readonly unknown[]): boolean {
+  const r: Resource = n.res;
+  if (impure(r) || def.length !== 17 + r.dynamic.length) return false;
+  if (def[0] !== n.fqn || def[1] !== n.providerAddr || def[3] !== r.mode || def[4] !== r.type || def[5] !== r.name || def[6] !== r.file || def[7] !== r.config) return false;
+  if (def[8] !== r.count || def[9] !== r.forEach || def[10] !== r.dependsOn || def[11] !== r.provider || def[12] !== r.lifecycle) return false;
+  if (def[13] !== r.typeRange || def[14] !== r.nameRange || def[15] !== r.declRange || def[16] !== r.dynamic.length) return false;
+  for (let i = 0; i < r.dynamic.length; i++) if (def[17 + i] !== r.dynamic[i]) return false;
+  const addr = (n.path ? n.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
+  return def[2] === ctx.built.forcedCBD.has(addr);
 }
 
 const impureCache = new WeakMap<Body, boolean>();

@@ -172,6 +172,27 @@ function groupKey(module: string, mode: string, type: string, name: string): str
   return `${module}|${mode}|${type}|${name}`;
 }
 
+/**
+ * Group keys kept by change and by resource block (body, module path): a preview after an edit reuses most changes
+ * and blocks, and makes their keys again otherwise (two strings per resource and preview).
+ */
+const changeGroups = new WeakMap<ResourceInstanceChange, string>();
+const blockGroups = new WeakMap<Body, { path: string; key: string }>();
+
+function changeGroupKey(c: ResourceInstanceChange): string {
+  let k = changeGroups.get(c);
+  if (k === undefined) changeGroups.set(c, (k = groupKey(staticModule(c.addr.module), c.addr.mode, c.addr.type, c.addr.name)));
+  return k;
+}
+
+function resourceGroupKey(path: string, r: Resource): string {
+  const hit = blockGroups.get(r.config);
+  if (hit && hit.path === path) return hit.key;
+  const key = groupKey(path, r.mode, r.type, r.name);
+  blockGroups.set(r.config, { path, key });
+  return key;
+}
+
 /** A value for the user: sensitive and unknown as Terraform words them, on one line, shortened. */
 export function display(v: Value | undefined, max = 80): string {
   if (v === undefined) return 'null';
@@ -284,7 +305,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   };
   const byGroup = new Map<string, ResourceInstanceChange[]>();
   for (const c of plan.changes) {
-    const k = groupKey(staticModule(c.addr.module), c.addr.mode, c.addr.type, c.addr.name);
+    const k = changeGroupKey(c);
     let l = byGroup.get(k);
     if (!l) byGroup.set(k, (l = []));
     l.push(c);
@@ -304,14 +325,15 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   for (const m of modules) {
     const all = [...m.resources, ...m.checks.flatMap((c) => c.data)];
     for (const r of all) {
-      const key = groupKey(m.path, r.mode, r.type, r.name);
+      const key = resourceGroupKey(m.path, r);
       if (seen.has(key)) continue;
       seen.add(key);
       const changes = byGroup.get(key) ?? [];
       const shown = !only || only(src.abs(r.declRange.filename));
       if (!shown && opts.filesOnly) continue;
-      const declRange = src.range(r.declRange);
-      for (const c of changes) located.set(c, { file: src.abs(r.declRange.filename), range: declRange });
+      const declRange = lspRangeOf(src, r.declRange);
+      const declFile = src.abs(r.declRange.filename);
+      for (const c of changes) located.set(c, { file: declFile, range: declRange });
       if (!shown) continue;
       const f = file(r.declRange.filename);
       const target = (m.path ? m.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
@@ -388,8 +410,14 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   if (only) for (const p of files.keys()) if (!only(p)) files.delete(p);
   const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c) => {
     const loc = located.get(c) ?? {};
+    const address = instanceAddrString(c.addr);
+    const drifted = drift.has(address);
+    const movedFrom = plan.movedFrom?.get(address);
+    // The same change at the same place (an unchanged block's Range gives the same LspRange object) is the same info.
+    const known = infoCache.get(c);
+    if (known && known.file === loc.file && known.range === loc.range && known.drifted === drifted && known.movedFrom === movedFrom) return known.info;
     const info: ResourceChangeInfo = {
-      address: instanceAddrString(c.addr),
+      address,
       module: c.addr.module,
       mode: c.addr.mode,
       type: c.addr.type,
@@ -406,10 +434,10 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     if (n !== undefined) info.changedAttributes = n;
     if (loc.file) info.file = loc.file;
     if (loc.range) info.range = loc.range;
-    if (drift.has(info.address)) info.drifted = true;
-    const from = plan.movedFrom?.get(info.address);
-    if (from) info.movedFrom = from;
+    if (drifted) info.drifted = true;
+    if (movedFrom) info.movedFrom = movedFrom;
     if (c.importing) info.importing = true;
+    infoCache.set(c, { info, file: loc.file, range: loc.range, drifted, movedFrom });
     return info;
   });
   const s = planSummary(plan);
@@ -419,6 +447,18 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     files,
   };
 }
+
+/** LSP ranges by engine range: a range object is made by one parse of one text, so its LSP range never changes. */
+const lspRanges = new WeakMap<EngineRange, LspRange>();
+
+function lspRangeOf(src: Sources, r: EngineRange): LspRange {
+  let x = lspRanges.get(r);
+  if (!x) lspRanges.set(r, (x = src.range(r)));
+  return x;
+}
+
+/** A change's ResourceChangeInfo, valid while it is located at the same place (never mutated once made). */
+const infoCache = new WeakMap<ResourceInstanceChange, { info: ResourceChangeInfo; file?: string; range?: LspRange; drifted: boolean; movedFrom?: string }>();
 
 /** A resource block's hints and hovers by its body (present's lazy-hover presentations; never mutated). */
 const blockCache = new WeakMap<Body, { r: EngineRange; changes: readonly ResourceInstanceChange[]; hints: HintInfo[]; hovers: HoverInfo[] }>();
@@ -600,7 +640,7 @@ export function referenceHovers(
   const byGroup = new Map<string, ResourceInstanceChange[]>();
   for (const c of plan.changes) {
     if (c.deposedKey) continue;
-    const k = groupKey(staticModule(c.addr.module), c.addr.mode, c.addr.type, c.addr.name);
+    const k = changeGroupKey(c);
     let l = byGroup.get(k);
     if (!l) byGroup.set(k, (l = []));
     l.push(c);
