@@ -27,6 +27,7 @@ import {
   PreviewChangedNotification,
   PreviewRequest,
   RefreshRunRequest,
+  resolveChanges,
   RunProgressNotification,
   RunStatusNotification,
   StateRequest,
@@ -243,7 +244,7 @@ class Extension {
         if (p.failure) this.output.error(`Analysis of ${p.directory} failed: ${p.failure}`);
         else this.output.debug(`Analysed ${p.directory} in ${p.durationMs} ms: ${p.diagnostics} diagnostics`);
       });
-      c.onNotification(PreviewChangedNotification.method, (p: PreviewChangedNotification.Params) => this.onPreview(p));
+      c.onNotification(PreviewChangedNotification.method, (p: PreviewChangedNotification.Params) => this.onPreviewNotification(p));
       c.onNotification(RunStatusNotification.method, (p: RunStatusNotification.Params) => this.onRunStatus(p));
       c.onNotification(RunProgressNotification.method, (p: RunProgressNotification.Params) => this.onRunProgress(p));
       client = c;
@@ -338,7 +339,31 @@ class Extension {
 
   // ---- notifications ---------------------------------------------------------------------------------------
 
+  /**
+   * The changes of each directory's last preview with its version: a notification usually brings its changes as
+   * edits of the previous one's (PreviewChangedNotification).
+   */
+  private readonly lastChanges = new Map<string, { version: number; changes: ResourceChangeInfo[] }>();
+
+  private onPreviewNotification(n: PreviewChangedNotification.Params): void {
+    const changes = resolveChanges(n, this.lastChanges.get(n.directory));
+    if (!changes) {
+      // The base of its edits is not here (a notification was missed): the whole preview is asked for.
+      this.lastChanges.delete(n.directory);
+      void this.request<PreviewResult>(PreviewRequest.method, { directory: n.directory } satisfies PreviewRequest.Params).then(
+        (p) => this.onPreview(p),
+        (e: unknown) => this.output.debug(`preview of ${n.directory}: ${e instanceof Error ? e.message : String(e)}`),
+      );
+      return;
+    }
+    const p: PreviewResult & { changesDelta?: unknown } = { ...n, changes };
+    delete p.changesDelta;
+    this.onPreview(p);
+  }
+
   private onPreview(p: PreviewResult): void {
+    // (A stale list, an answer overtaken by a notification, only makes the next notification ask for the preview.)
+    this.lastChanges.set(p.directory, { version: p.version, changes: p.changes });
     if (this.rootDir && p.directory !== this.rootDir) return;
     this.preview = p;
     this.workspaceName = p.workspace;
@@ -428,6 +453,7 @@ class Extension {
     if (vscode.workspace.isTrusted) {
       try {
         const p = await this.request<PreviewResult>(PreviewRequest.method, { directory: dir } satisfies PreviewRequest.Params);
+        this.lastChanges.set(dir, { version: p.version, changes: p.changes });
         this.preview = p;
         this.workspaceName = p.workspace;
         if (p.complete) this.summary = p.summary;

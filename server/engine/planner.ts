@@ -412,7 +412,7 @@ class Planner {
   }
 
   /** Restores a resource node's effects from the caller's earlier plan (PlanReuse); false when it must run. */
-  private replayResource(key: string, n: Extract<Node, { kind: 'resource' }>): boolean {
+  replayResource(key: string, n: Extract<Node, { kind: 'resource' }>): boolean {
     const e = this.opts.reuse!.replay(key, n, this.ctx);
     const insts = this.ctx.instancesOf(n.path);
     if (!e || e.values.size !== insts.length || !insts.every((i) => e.values.has(i.addr))) return false;
@@ -1239,11 +1239,17 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
       }
     }
     const reuse = opts.reuse;
+    // A resource replayed from the earlier plan finishes at once (walk's synchronous answers); nothing else does.
     const exec = reuse
-      ? async (k: string, n: Node) => {
-          const ok = await pl.exec(k, n);
-          reuse.done(k, n, ok, pl.ctx, pl.effects.get(n), pl.replayed.has(n));
-          return ok;
+      ? (k: string, n: Node): boolean | Promise<boolean> => {
+          if (n.kind === 'resource' && !(pl.targeted && !pl.targeted.has(k)) && pl.replayResource(k, n)) {
+            reuse.done(k, n, true, pl.ctx, pl.effects.get(n), true);
+            return true;
+          }
+          return pl.exec(k, n).then((ok) => {
+            reuse.done(k, n, ok, pl.ctx, pl.effects.get(n), pl.replayed.has(n));
+            return ok;
+          });
         }
       : (k: string, n: Node) => pl.exec(k, n);
     await walk(built.graph, exec, { signal: opts.signal, order: displayOrder(built.graph), concurrency: pl.ctx.startLimit });

@@ -167,10 +167,68 @@ export namespace PreviewRequest {
   export type Result = PreviewResult;
 }
 
-/** Server → client: a new preview of a directory is available. */
+/**
+ * Server → client: a new preview of a directory is available. Its changes come whole (`changes`) or, after the
+ * first notification of the directory, usually as edits of the previous notification's list (`changesDelta`, which
+ * `resolveChanges` applies): an edit changes a few of thousands of entries. A client that does not have the base
+ * asks for the preview (PreviewRequest).
+ */
 export namespace PreviewChangedNotification {
   export const method = 'foresight/previewChanged';
-  export type Params = PreviewResult;
+  export type Params = Omit<PreviewResult, 'changes'> & { changes?: ResourceChangeInfo[]; changesDelta?: ChangesDelta };
+}
+
+/** A list of changes as edits of an earlier list of the same directory (identified by `base`). */
+export interface ChangesDelta {
+  /** The earlier list's version (PreviewResult.version; in the worker's answers, its previewId). */
+  base: number;
+  /** The new list in order: `[start, count]` runs of the earlier list's entries, and new entries. */
+  ops: ([number, number] | ResourceChangeInfo)[];
+}
+
+/**
+ * `next` as edits of `base` (entries compared by identity: an unchanged entry is the same object), or undefined
+ * when the edits would not be much smaller than the list.
+ */
+export function changesDelta(base: readonly ResourceChangeInfo[], baseId: number, next: readonly ResourceChangeInfo[]): ChangesDelta | undefined {
+  const at = new Map<ResourceChangeInfo, number>();
+  base.forEach((c, i) => at.set(c, i));
+  const ops: ChangesDelta['ops'] = [];
+  let run: [number, number] | undefined;
+  for (const c of next) {
+    const i = at.get(c);
+    if (i !== undefined && run && run[0] + run[1] === i) run[1]++;
+    else if (i !== undefined) ops.push((run = [i, 1]));
+    else {
+      run = undefined;
+      ops.push(c);
+    }
+  }
+  return ops.length * 2 <= next.length ? { base: baseId, ops } : undefined;
+}
+
+/** The list `d` describes, made from `base` (the list of version d.base); undefined when a run is outside it. */
+export function applyChangesDelta(base: readonly ResourceChangeInfo[], d: ChangesDelta): ResourceChangeInfo[] | undefined {
+  const out: ResourceChangeInfo[] = [];
+  for (const op of d.ops) {
+    if (!Array.isArray(op)) out.push(op);
+    else {
+      const [start, count] = op;
+      if (!Number.isInteger(start) || !Number.isInteger(count) || start < 0 || count < 0 || start + count > base.length) return undefined;
+      for (let i = start; i < start + count; i++) out.push(base[i]);
+    }
+  }
+  return out;
+}
+
+/**
+ * The changes of a preview notification: its own list, or its delta applied to `last` (the client's last list of
+ * that directory, with its version); undefined when the client must ask for the preview (it lacks the base).
+ */
+export function resolveChanges(p: PreviewChangedNotification.Params, last: { version: number; changes: readonly ResourceChangeInfo[] } | undefined): ResourceChangeInfo[] | undefined {
+  if (p.changes) return p.changes;
+  if (!p.changesDelta || !last || last.version !== p.changesDelta.base) return undefined;
+  return applyChangesDelta(last.changes, p.changesDelta);
 }
 
 export type RunKind = 'plan' | 'apply' | 'refresh';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CodeLens, Hover, InlayHint } from 'vscode-languageserver-protocol';
 import { TestClient } from './client';
-import type { PreviewResult } from '../../server/lsp/protocol';
+import { resolveChanges, type PreviewChangedNotification, type PreviewResult } from '../../server/lsp/protocol';
 
 export function workspace(files: Record<string, string>): { dir: string; uri: (n: string) => string; done: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-'));
@@ -15,12 +15,36 @@ export function workspace(files: Record<string, string>): { dir: string; uri: (n
   return { dir, uri: (n) => pathToFileURL(join(dir, n)).href, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A TestClient that also records previews. */
+/**
+ * A TestClient that also records previews: each notification as sent (`notifications`) and with its changes
+ * resolved (`previews`; a notification's changes may be edits of the previous one's list of the directory, applied
+ * here as a client does). A preview whose changes cannot be resolved throws when its changes are read.
+ */
 export class PreviewClient extends TestClient {
   readonly previews: PreviewResult[] = [];
+  readonly notifications: PreviewChangedNotification.Params[] = [];
   constructor() {
     super();
-    this.conn.onNotification('foresight/previewChanged', (p: PreviewResult) => {
+    this.conn.onNotification('foresight/previewChanged', (n: PreviewChangedNotification.Params) => {
+      this.notifications.push(n);
+      let last: PreviewResult | undefined;
+      for (const p of this.previews) if (p.directory === n.directory) last = p;
+      let base: PreviewResult['changes'] | undefined;
+      try {
+        base = last?.changes;
+      } catch {
+        base = undefined; // (that one could not be resolved either)
+      }
+      const changes = resolveChanges(n, last && base && { version: last.version, changes: base });
+      const p = { ...n } as PreviewResult & { changesDelta?: unknown };
+      delete p.changesDelta;
+      if (changes) p.changes = changes;
+      else
+        Object.defineProperty(p, 'changes', {
+          get: () => {
+            throw new Error(`preview ${n.version} of ${n.directory}: its changes are edits of version ${n.changesDelta?.base}, which this client does not have`);
+          },
+        });
       this.previews.push(p);
       (this as unknown as { notify(): void }).notify();
     });

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { PlanRunRequest, RunInfo } from '../../server/lsp/protocol';
+import type { PlanRunRequest, PreviewResult, RunInfo } from '../../server/lsp/protocol';
 import { PreviewClient, workspace } from './preview-client';
 import { main } from '../../server/cli/main';
 import { initParser } from '../../server/syntax/treesitter';
@@ -190,9 +190,23 @@ test('preview: an edit re-plans only the instances whose inputs changed', async 
     assert.deepEqual(stats()[0], [N, 0]);
     // Edit one attribute: one PlanResourceChange call, the rest from the cache.
     await c.change(uri, 2, [{ range: { start: { line: 1, character: 10 }, end: { line: 1, character: 14 } }, text: '"edited"' }]);
-    await c.nextPreview(ws.dir, p1.version);
+    const p2 = await c.nextPreview(ws.dir, p1.version);
     await c.waitFor('the second preview log', () => stats().length >= 2);
     assert.deepEqual(stats()[1], [1, N - 1]);
+    // The first notification brings the whole list; the next one is edits of it: one run of the first list's entries,
+    // since the edited resource is still created at the same place (an entry holds no values). Applied, they give the
+    // list a preview request answers.
+    assert.equal(c.notifications[0].changes?.length, N);
+    const n2 = c.notifications.find((n) => n.directory === ws.dir && n.version === p2.version)!;
+    assert.equal(n2.changes, undefined);
+    assert.deepEqual(n2.changesDelta?.base, p1.version);
+    assert.deepEqual(
+      n2.changesDelta?.ops.map((o) => (Array.isArray(o) ? o : o.address)),
+      [[0, N]],
+    );
+    const full = await c.request<PreviewResult>('foresight/preview', { directory: ws.dir });
+    assert.equal(full.version, p2.version);
+    assert.deepEqual(p2.changes, full.changes);
     assert.deepEqual(await c.hints(uri), []);
   } finally {
     await c.stop();

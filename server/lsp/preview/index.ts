@@ -32,8 +32,10 @@ import {
 } from 'vscode-languageserver';
 import type { OpenDocument } from '../documents';
 import { uriToPath } from '../documents';
-import { describeError, guard } from '../log';
+import { describeError, guard, trace, tracing } from '../log';
 import {
+  applyChangesDelta,
+  changesDelta,
   ApplyRunRequest,
   CancelRunRequest,
   Commands,
@@ -165,6 +167,10 @@ interface DirPreview {
   texts: Map<string, string>;
   /** Presentations being asked for, by previewId and path. */
   fetching: Map<string, Promise<FilePresentation | undefined>>;
+  /** The changes of the worker's preview `previewId` as this side holds them (a worker's answer may be edits of them). */
+  held?: { previewId: number; changes: ResourceChangeInfo[] };
+  /** The changes of the last notification sent for the directory (the next one may be edits of them). */
+  notified?: { version: number; changes: ResourceChangeInfo[] };
   inflight?: Promise<void>;
   /** Previews retried after the worker died, since the last preview that succeeded. */
   retries: number;
@@ -299,9 +305,25 @@ class PreviewController {
     for (const doc of this.session.documents.all()) if (doc.path !== undefined) overlays.push([doc.path, doc.text]);
     // The open files' presentations come with the preview; any other file's is made when the editor asks for it.
     const present = overlays.map(([path]) => path);
-    const p = this.previewCall<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir), present })
+    if (tracing) trace(this.session.log, `preview #${seq} of ${dir} requested`);
+    const p = this.previewCall<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir), present, base: st.held?.previewId })
       .then((data) => {
+        if (tracing) trace(this.session.log, `preview #${seq} back: ${Math.round(data.stats.durationMs)} ms in the worker, ${data.files.length} files, ${data.changes.length} changes`);
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
+        if (data.changesDelta) {
+          const d = data.changesDelta;
+          const changes = st.held?.previewId === d.base ? applyChangesDelta(st.held.changes, d) : undefined;
+          if (!changes) {
+            // Not the list this side holds (nothing should lead here): made again with the whole list.
+            this.session.log.error(`preview of ${dir}: its changes are edits of preview ${d.base}, which is not held; making it again`);
+            st.held = undefined;
+            this.schedule(dir, 0);
+            return;
+          }
+          data.changes = changes;
+          delete data.changesDelta;
+        }
+        st.held = { previewId: data.previewId, changes: data.changes };
         st.version++;
         st.retries = 0;
         // A configuration that does not load (a syntax error mid-edit) keeps the last lenses and hints in place.
@@ -319,7 +341,8 @@ class PreviewController {
         );
         this.session.log.info(`preview phases (ms): ${JSON.stringify(data.stats.phases)}`);
         this.session.diagnostics.setPreviewDiagnostics(dir, new Map(data.lspDiagnostics));
-        void this.connection.sendNotification(PreviewChangedNotification.method, this.result(dir, st));
+        void this.connection.sendNotification(PreviewChangedNotification.method, this.notification(dir, st));
+        if (tracing) trace(this.session.log, `preview #${seq} notified`);
         if (this.codeLensRefresh) void this.connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
         if (this.inlayRefresh) void this.connection.sendRequest('workspace/inlayHint/refresh').catch(() => undefined);
       })
@@ -350,6 +373,18 @@ class PreviewController {
     const engine = this.session.engine;
     if (engine.preview) return engine.preview(call) as Promise<R>;
     return this.worker.request<R>(call);
+  }
+
+  /** The notification of the preview shown: its changes as edits of the last notification's where that is smaller. */
+  private notification(dir: string, st: DirPreview): PreviewChangedNotification.Params {
+    const r = this.result(dir, st);
+    const last = st.notified;
+    st.notified = { version: r.version, changes: r.changes };
+    const delta = last && changesDelta(last.changes, last.version, r.changes);
+    if (!delta) return r;
+    const out: PreviewChangedNotification.Params = { ...r, changesDelta: delta };
+    delete out.changes;
+    return out;
   }
 
   private result(dir: string, st: DirPreview): PreviewResult {

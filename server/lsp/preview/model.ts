@@ -288,6 +288,11 @@ export interface PresentOptions {
   only?: (abs: string) => boolean;
   /** Only the files' presentations: `changes` is left empty. */
   filesOnly?: boolean;
+  /**
+   * The changes of an earlier presentation of the same configuration: an entry equal to one of them is that object
+   * (so that a list can be sent as edits of the earlier one, protocol.ts changesDelta).
+   */
+  previous?: readonly ResourceChangeInfo[];
 }
 
 /** Builds everything the editor shows of `plan`, made from `root` over `src`. */
@@ -408,6 +413,13 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   }
 
   if (only) for (const p of files.keys()) if (!only(p)) files.delete(p);
+  let previous: Map<string, ResourceChangeInfo> | undefined;
+  const same = (info: ResourceChangeInfo): ResourceChangeInfo => {
+    if (!opts.previous) return info;
+    previous ??= new Map(opts.previous.map((x) => [`${x.address}|${x.deposed ?? ''}`, x]));
+    const p = previous.get(`${info.address}|${info.deposed ?? ''}`);
+    return p && JSON.stringify(p) === JSON.stringify(info) ? p : info;
+  };
   const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c) => {
     const loc = located.get(c) ?? {};
     const address = instanceAddrString(c.addr);
@@ -416,7 +428,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     // The same change at the same place (an unchanged block's Range gives the same LspRange object) is the same info.
     const known = infoCache.get(c);
     if (known && known.file === loc.file && known.range === loc.range && known.drifted === drifted && known.movedFrom === movedFrom) return known.info;
-    const info: ResourceChangeInfo = {
+    let info: ResourceChangeInfo = {
       address,
       module: c.addr.module,
       mode: c.addr.mode,
@@ -437,6 +449,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     if (drifted) info.drifted = true;
     if (movedFrom) info.movedFrom = movedFrom;
     if (c.importing) info.importing = true;
+    info = same(info);
     infoCache.set(c, { info, file: loc.file, range: loc.range, drifted, movedFrom });
     return info;
   });

@@ -49,7 +49,7 @@ import { localBackend } from '../../cli/state/meta';
 import type { CliIO } from '../../cli/io';
 import { initParser } from '../../syntax/treesitter';
 import { toLspDiagnostic } from '../convert';
-import type { PlannedDiffRequest, ResourceChangeInfo, RunDiagnostic, RunOptions, RunProgressParams, StateRequest, WorkspacesRequest } from '../protocol';
+import { changesDelta, type ChangesDelta, type PlannedDiffRequest, type ResourceChangeInfo, type RunDiagnostic, type RunOptions, type RunProgressParams, type StateRequest, type WorkspacesRequest } from '../protocol';
 import { blockHover, driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { installWorkerProviders } from '../providers';
@@ -69,7 +69,9 @@ export interface PreviewData {
   complete: boolean;
   workspace: string;
   summary: { add: number; change: number; destroy: number; import: number; replace: number };
+  /** The changes; empty when `changesDelta` gives them as edits of an earlier preview's (PreviewCall `base`). */
   changes: ResourceChangeInfo[];
+  changesDelta?: ChangesDelta;
   diagnostics: RunDiagnostic[];
   /** LSP diagnostics by absolute file path (for DiagnosticsScheduler.setPreviewDiagnostics). */
   lspDiagnostics: [string, LspDiagnostic[]][];
@@ -102,7 +104,7 @@ export interface RunResult {
 }
 
 export type WorkerRequest =
-  | { id: number; kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[]; present?: string[] }
+  | { id: number; kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[]; present?: string[]; base?: number }
   | { id: number; kind: 'files'; previewId: number; paths: string[] }
   | { id: number; kind: 'run'; runId: string; verb: 'plan' | 'apply' | 'refresh'; options: RunOptions; settings: PreviewSettings; planFile?: string }
   | { id: number; kind: 'cancel'; runId: string }
@@ -251,7 +253,10 @@ const lastPreview = new Map<string, { plan: Plan; config: Module }>();
  * preview superseded, or the last complete one while the configuration does not load): their plans, and what
  * presents a file of them on request (`files`).
  */
-const previewPlans = new Map<number, { dir: string; plan: Plan; files(only: (abs: string) => boolean): Map<string, FilePresentation> }>();
+const previewPlans = new Map<
+  number,
+  { dir: string; plan: Plan; changes: ResourceChangeInfo[]; files(only: (abs: string) => boolean): Map<string, FilePresentation> }
+>();
 let nextPreviewId = 1;
 
 /** The markdown of a lazy hover of preview `previewId`; null when that preview is no longer kept. */
@@ -371,6 +376,8 @@ export async function makePreview(
   shared?: { cache: FileCache; budgetMs?: number },
   /** The files (absolute paths) presented with the answer; all when absent (the others on request, `files`). */
   presentOnly?: string[],
+  /** A preview whose changes the caller holds: the answer's changes come as edits of its list where it is kept. */
+  basePreview?: number,
 ): Promise<PreviewData> {
   const t0 = performance.now();
   previewAborts.get(dir)?.abort();
@@ -499,13 +506,18 @@ export async function makePreview(
   };
   const want = presentOnly && new Set(presentOnly);
   const only = want && ((abs: string) => want.has(abs));
-  const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true, only });
+  let previous: ResourceChangeInfo[] | undefined;
+  for (const e of previewPlans.values()) if (e.dir === dir) previous = e.changes;
+  const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true, only, previous });
   referenceHovers(res.plan, cfg.module, src, p.files, rootLocal, only);
   const plan = res.plan;
   const module = cfg.module;
+  const kept = basePreview === undefined ? undefined : previewPlans.get(basePreview);
+  const delta = kept && kept.dir === dir ? changesDelta(kept.changes, basePreview!, p.changes) : undefined;
   previewPlans.set(previewId, {
     dir,
     plan,
+    changes: p.changes,
     files(o) {
       const files = present(plan, module, src, drift, { lazyHovers: true, only: o, filesOnly: true }).files;
       referenceHovers(plan, module, src, files, rootLocal, o);
@@ -522,7 +534,8 @@ export async function makePreview(
     complete: !hasErrors(diags) && !res.plan.errored,
     workspace,
     summary: p.summary,
-    changes: p.changes,
+    changes: delta ? [] : p.changes,
+    ...(delta ? { changesDelta: delta } : {}),
     diagnostics: diags.map((d) => runDiagnostic(d, dir, src)),
     lspDiagnostics: lspDiagnostics(
       diags.filter((d) => d.severity === 'error' || !cfg.diags.some((c) => c.summary === d.summary)),
@@ -859,7 +872,7 @@ export function plannedDiff(dir: string, address: string, runId?: string): Plann
 
 /** What the analysis worker answers for the previews (Engine.preview): plans, their lazy hovers, planned diffs. */
 export type PreviewCall =
-  | { kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[]; present?: string[] }
+  | { kind: 'preview'; dir: string; overlays: [string, string][]; settings: PreviewSettings; drift?: DriftInfo[]; present?: string[]; base?: number }
   | { kind: 'files'; previewId: number; paths: string[] }
   | { kind: 'hover'; previewId: number; block: string[] }
   | { kind: 'diff'; dir: string; address: string };
@@ -872,7 +885,7 @@ export async function answerPreviewCall(call: PreviewCall, shared: (dir: string)
   await initParser();
   switch (call.kind) {
     case 'preview':
-      return makePreview(call.dir, new Map(call.overlays), call.settings, call.drift, shared(call.dir), call.present);
+      return makePreview(call.dir, new Map(call.overlays), call.settings, call.drift, shared(call.dir), call.present, call.base);
     case 'files':
       return previewFiles(call.previewId, call.paths);
     case 'hover':
@@ -898,7 +911,7 @@ export function servePreview(): void {
         let result: unknown;
         switch (req.kind) {
           case 'preview':
-            result = await makePreview(req.dir, new Map(req.overlays), req.settings, req.drift, undefined, req.present);
+            result = await makePreview(req.dir, new Map(req.overlays), req.settings, req.drift, undefined, req.present, req.base);
             break;
           case 'files':
             result = previewFiles(req.previewId, req.paths);
