@@ -232,6 +232,21 @@ export interface BuiltGraph {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * A resource block's configuration address and node key, the same strings for every graph while the block is the
+ * same object (resourceEdges' targets are then the graph's own keys, and looking them up compares no characters).
+ */
+const nodeKeys = new WeakMap<Resource['config'], { path: string; addr: string; key: string }>();
+
+function resourceNodeKeys(path: string, r: Resource): { addr: string; key: string } {
+  const hit = nodeKeys.get(r.config);
+  if (hit && hit.path === path) return hit;
+  const rk = resourceKey(r);
+  const e = { path, addr: configResourceAddr(path, rk), key: nodeKey('resource', path, rk) };
+  nodeKeys.set(r.config, e);
+  return e;
+}
+
 /** Reference roots that never name a node (refTarget answers undefined for them whatever the configuration). */
 const STATIC_ROOTS = new Set(['count', 'each', 'path', 'terraform', 'self', 'ephemeral']);
 
@@ -341,13 +356,13 @@ export function buildConfigGraph(root: Module): BuiltGraph {
     for (const r of allRes) {
       const { local, alias } = resourceProviderLocal(r);
       const fqn = providerFqn(m, local);
-      const rc = resolved.get(configResourceAddr(p, resourceKey(r)));
+      const { addr, key: k } = resourceNodeKeys(p, r);
+      const rc = resolved.get(addr);
       const cfgMod = rc?.module ?? '';
       const cfgAlias = rc ? rc.alias : alias;
       ensureProvider(fqn, local, cfgAlias, cfgMod);
-      const k = nodeKey('resource', p, resourceKey(r));
       g.add(k, { kind: 'resource', path: p, mod: m, res: r, fqn, providerAddr: absProviderConfigString({ module: cfgMod, fqn, alias: cfgAlias }) });
-      resourceNodes.set(configResourceAddr(p, resourceKey(r)), k);
+      resourceNodes.set(addr, k);
     }
     m.checks.forEach((c, i) => g.add(nodeKey('check', p, c.name), { kind: 'check', path: p, mod: m, index: i }));
   }
@@ -462,13 +477,13 @@ export function buildConfigGraph(root: Module): BuiltGraph {
         for (const o of cm.outputs.keys()) g.connect(close, nodeKey('output', cm.path, o));
         for (const v of cm.variables.keys()) g.connect(close, nodeKey('var', cm.path, v));
         for (const l of cm.locals.keys()) g.connect(close, nodeKey('local', cm.path, l));
-        for (const r of [...cm.resources, ...cm.checks.flatMap((x) => x.data)]) g.connect(close, nodeKey('resource', cm.path, resourceKey(r)));
+        for (const r of [...cm.resources, ...cm.checks.flatMap((x) => x.data)]) g.connect(close, resourceNodeKeys(cm.path, r).key);
         for (const cc of cm.moduleCalls.values()) g.connect(close, nodeKey('module-close', cm.path, cc.name));
       }
       // depends_on of a module call: every resource inside waits for it (connected below via the expand node).
     }
     for (const r of [...m.resources, ...m.checks.flatMap((c) => c.data)]) {
-      const k = nodeKey('resource', p, resourceKey(r));
+      const k = resourceNodeKeys(p, r).key;
       inModule(k);
       const n = g.get(k) as Extract<Node, { kind: 'resource' }>;
       g.connect(k, providers.get(n.providerAddr)!);
@@ -478,7 +493,7 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       const k = nodeKey('check', p, c.name);
       inModule(k);
       connectRefs(k, m, c.asserts.flatMap((a) => [a.condition, a.errorMessage]));
-      for (const d of c.data) g.connect(k, nodeKey('resource', p, resourceKey(d)));
+      for (const d of c.data) g.connect(k, resourceNodeKeys(p, d).key);
     });
   }
   for (const [, k] of providers) {

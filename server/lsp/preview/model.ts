@@ -416,8 +416,9 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   let previous: Map<string, ResourceChangeInfo> | undefined;
   const same = (info: ResourceChangeInfo): ResourceChangeInfo => {
     if (!opts.previous) return info;
-    previous ??= new Map(opts.previous.map((x) => [`${x.address}|${x.deposed ?? ''}`, x]));
-    const p = previous.get(`${info.address}|${info.deposed ?? ''}`);
+    // (By address, a deposed object's by address and key: the addresses are strings the list holds already.)
+    previous ??= new Map(opts.previous.map((x) => [x.deposed === undefined ? x.address : `${x.address} ${x.deposed}`, x]));
+    const p = previous.get(info.deposed === undefined ? info.address : `${info.address} ${info.deposed}`);
     return p && JSON.stringify(p) === JSON.stringify(info) ? p : info;
   };
   const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c) => {
