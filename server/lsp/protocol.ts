@@ -156,6 +156,12 @@ export interface PreviewResult {
   diagnostics: RunDiagnostic[];
   /** Terraform workspace the preview was made in. */
   workspace: string;
+  /**
+   * Identifies the state the preview was made from, where the backend allows (the local backend: its state file,
+   * journal and lock info as they are on disk): a client that holds the state (StateRequest) read under the same
+   * stamp need not ask for it again. Absent: ask.
+   */
+  stateStamp?: string;
 }
 
 /** Client → server: the last preview of a directory (made now if none is available yet). */

@@ -79,6 +79,9 @@ test('preview: code lens, inlay hints and hover follow edits; the preview never 
     const before = c.previews.length;
     const p2 = await c.waitFor('a preview after the apply', () => c.previews.slice(before).find((p) => p.directory === ws.dir), 20_000);
     assert.deepEqual(p2.summary, { add: 0, change: 0, destroy: 0, import: 0, replace: 0 });
+    // The state the preview read is another one (a client asks for it again), and stays the same over edits.
+    assert.equal(typeof p1.stateStamp, 'string');
+    assert.notEqual(p2.stateStamp, p1.stateStamp);
     assert.deepEqual((await c.lenses(uri)).filter((l) => !/this|diff/.test(l)), ['0: no changes', '4: no changes ×2', '13: no changes']);
 
     // Edit a's input and the variable default: a is updated in place, c is replaced (triggers_replace).
@@ -88,6 +91,7 @@ test('preview: code lens, inlay hints and hover follow edits; the preview never 
       { range: { start: { line: 10, character: 12 }, end: { line: 10, character: 16 } }, text: '"n2"' },
     ]);
     const p3 = await c.nextPreview(ws.dir, v);
+    assert.equal(p3.stateStamp, p2.stateStamp);
     assert.deepEqual(
       p3.changes.map((x) => [x.address, x.action, x.actionReason ?? '', (x.replacePaths ?? []).join(',')]),
       [

@@ -389,7 +389,9 @@ class PreviewController {
 
   private result(dir: string, st: DirPreview): PreviewResult {
     const d = st.data!;
-    return { directory: dir, version: st.version, complete: d.complete, summary: d.summary, changes: d.changes, diagnostics: d.diagnostics, workspace: d.workspace };
+    const r: PreviewResult = { directory: dir, version: st.version, complete: d.complete, summary: d.summary, changes: d.changes, diagnostics: d.diagnostics, workspace: d.workspace };
+    if (d.stateStamp) r.stateStamp = d.stateStamp;
+    return r;
   }
 
   /** The presentation of a file: from a complete preview when there is one, the file's own directory first. */

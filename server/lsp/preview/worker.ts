@@ -68,6 +68,8 @@ export interface PreviewData {
   previewId: number;
   complete: boolean;
   workspace: string;
+  /** PreviewResult.stateStamp. */
+  stateStamp?: string;
   summary: { add: number; change: number; destroy: number; import: number; replace: number };
   /** The changes; empty when `changesDelta` gives them as edits of an earlier preview's (PreviewCall `base`). */
   changes: ResourceChangeInfo[];
@@ -453,6 +455,9 @@ export async function makePreview(
     else stateCache.delete(dir);
   }
   const state = cached.state;
+  // What a client's copy of the state (StateRequest) depends on: the state, its journal and the lock's holder.
+  const lockInfo = stamp && mgr instanceof FilesystemStateManager ? (isAbsolute(mgr.lockInfoPath()) ? mgr.lockInfoPath() : join(dir, mgr.lockInfoPath())) : undefined;
+  const stateStamp = stamp && lockInfo ? `${stamp}|${fileStamp(lockInfo)}` : undefined;
   const collected = await collectVariableValues(dir, varFlags(settings), io.env);
   const parsed = parseVariableValues(collected.raw, cfg.module);
   const varDiags = [...collected.diagnostics, ...parsed.diagnostics];
@@ -533,6 +538,7 @@ export async function makePreview(
     previewId,
     complete: !hasErrors(diags) && !res.plan.errored,
     workspace,
+    ...(stateStamp ? { stateStamp } : {}),
     summary: p.summary,
     changes: delta ? [] : p.changes,
     ...(delta ? { changesDelta: delta } : {}),
