@@ -336,10 +336,10 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
       const changes = byGroup.get(key) ?? [];
       const shown = !only || only(src.abs(r.declRange.filename));
       if (!shown && opts.filesOnly) continue;
-      const declRange = lspRangeOf(src, r.declRange);
-      const declFile = src.abs(r.declRange.filename);
-      for (const c of changes) located.set(c, { file: declFile, range: declRange });
+      const loc = locationOf(src, r.declRange);
+      for (const c of changes) located.set(c, loc);
       if (!shown) continue;
+      const declRange = loc.range;
       const f = file(r.declRange.filename);
       const target = (m.path ? m.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
       f.lenses.push({ range: declRange, title: lensTitle(changes, !!(r.count || r.forEach), drift, plan), target, instance: changes[0] ? instanceAddrString(changes[0].addr) : target });
@@ -423,11 +423,11 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   };
   const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c) => {
     const loc = located.get(c) ?? {};
-    const address = instanceAddrString(c.addr);
-    const drifted = drift.has(address);
-    const movedFrom = plan.movedFrom?.get(address);
     // The same change at the same place (an unchanged block's Range gives the same LspRange object) is the same info.
     const known = infoCache.get(c);
+    const address = known?.info.address ?? instanceAddrString(c.addr);
+    const drifted = drift.size > 0 && drift.has(address);
+    const movedFrom = plan.movedFrom?.size ? plan.movedFrom.get(address) : undefined;
     if (known && known.file === loc.file && known.range === loc.range && known.drifted === drifted && known.movedFrom === movedFrom) return known.info;
     let info: ResourceChangeInfo = {
       address,
@@ -468,6 +468,15 @@ const lspRanges = new WeakMap<EngineRange, LspRange>();
 function lspRangeOf(src: Sources, r: EngineRange): LspRange {
   let x = lspRanges.get(r);
   if (!x) lspRanges.set(r, (x = src.range(r)));
+  return x;
+}
+
+/** A block's file (absolute) and LSP range by its engine range (see lspRanges), one object for all its changes. */
+const locations = new WeakMap<EngineRange, { file: string; range: LspRange }>();
+
+function locationOf(src: Sources, r: EngineRange): { file: string; range: LspRange } {
+  let x = locations.get(r);
+  if (!x || x.file !== src.abs(r.filename)) locations.set(r, (x = { file: src.abs(r.filename), range: lspRangeOf(src, r) }));
   return x;
 }
 
