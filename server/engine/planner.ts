@@ -1171,7 +1171,6 @@ function sameJSON(a: Value, b: Value): boolean {
   }
 }
 
-/** Terraform's Context.Plan. */
 /**
  * A change's instance address string, kept per change: a plan that replays another's changes (PlanReuse) adds the
  * same change objects again. (Changes are never mutated; a moved one is a copy with the same address.)
@@ -1183,6 +1182,7 @@ function changeAddrString(c: ResourceInstanceChange): string {
   return a;
 }
 
+/** Terraform's Context.Plan. */
 export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
   const started = (opts.now ?? (() => new Date()))();
   const built = buildConfigGraph(opts.config);
