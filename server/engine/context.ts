@@ -238,7 +238,7 @@ export interface BuiltGraph {
  */
 const nodeKeys = new WeakMap<Resource['config'], { path: string; addr: string; key: string }>();
 
-function resourceNodeKeys(path: string, r: Resource): { addr: string; key: string } {
+export function resourceNodeKeys(path: string, r: Resource): { addr: string; key: string } {
   const hit = nodeKeys.get(r.config);
   if (hit && hit.path === path) return hit;
   const rk = resourceKey(r);

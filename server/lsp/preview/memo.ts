@@ -19,7 +19,7 @@
 // this over random edits). Records of an aborted plan are dropped (`end(false)`): the next plan compares with the
 // last completed one. Memory: the records of one plan (values and changes the plan itself holds).
 
-import type { Node, ResourceValues, WalkContext } from '../../engine/context';
+import { resourceNodeKeys, type Node, type ResourceValues, type WalkContext } from '../../engine/context';
 import type { PlanReuse, ResourceEffects } from '../../engine/planner';
 import type { Body } from '../../config/hclbody';
 import type { Resource } from '../../config/model';
@@ -170,41 +170,42 @@ export class PreviewMemo implements PlanReuse {
  * when the resource must always be planned (impure functions).
  */
 function resourceDefinition(n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext): unknown[] | undefined {
-  const r: Resource = n.res;
-  if (impure(r)) return undefined;
-  const addr = (n.path ? n.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
-  return [
-    n.fqn,
-    n.providerAddr,
-    ctx.built.forcedCBD.has(addr),
-    r.mode,
-    r.type,
-    r.name,
-    r.file,
-    r.config,
-    r.count,
-    r.forEach,
-    r.dependsOn,
-    r.provider,
-    r.lifecycle,
-    r.typeRange,
-    r.nameRange,
-    r.declRange,
-    r.dynamic.length,
-    ...r.dynamic,
-  ];
+  if (impure(n.res)) return undefined;
+  const parts: unknown[] = [];
+  definitionParts(n, ctx, (x) => parts.push(x) > 0);
+  return parts;
 }
 
 /** resourceDefinition(n, ctx) equals `def` part for part (compared without making the list). */
 function sameDefinition(n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext, def: readonly unknown[]): boolean {
+  if (impure(n.res)) return false;
+  let i = 0;
+  return definitionParts(n, ctx, (x) => i < def.length && x === def[i++]) && i === def.length;
+}
+
+/** Gives `visit` the parts of a resource node's definition in order, while it answers true; false when it stopped. */
+function definitionParts(n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext, visit: (part: unknown) => boolean): boolean {
   const r: Resource = n.res;
-  if (impure(r) || def.length !== 17 + r.dynamic.length) return false;
-  if (def[0] !== n.fqn || def[1] !== n.providerAddr || def[3] !== r.mode || def[4] !== r.type || def[5] !== r.name || def[6] !== r.file || def[7] !== r.config) return false;
-  if (def[8] !== r.count || def[9] !== r.forEach || def[10] !== r.dependsOn || def[11] !== r.provider || def[12] !== r.lifecycle) return false;
-  if (def[13] !== r.typeRange || def[14] !== r.nameRange || def[15] !== r.declRange || def[16] !== r.dynamic.length) return false;
-  for (let i = 0; i < r.dynamic.length; i++) if (def[17 + i] !== r.dynamic[i]) return false;
-  const addr = (n.path ? n.path + '.' : '') + (r.mode === 'data' ? 'data.' : '') + `${r.type}.${r.name}`;
-  return def[2] === ctx.built.forcedCBD.has(addr);
+  return (
+    visit(n.fqn) &&
+    visit(n.providerAddr) &&
+    visit(ctx.built.forcedCBD.has(resourceNodeKeys(n.path, r).addr)) &&
+    visit(r.mode) &&
+    visit(r.type) &&
+    visit(r.name) &&
+    visit(r.file) &&
+    visit(r.config) &&
+    visit(r.count) &&
+    visit(r.forEach) &&
+    visit(r.dependsOn) &&
+    visit(r.provider) &&
+    visit(r.lifecycle) &&
+    visit(r.typeRange) &&
+    visit(r.nameRange) &&
+    visit(r.declRange) &&
+    visit(r.dynamic.length) &&
+    r.dynamic.every(visit)
+  );
 }
 
 const impureCache = new WeakMap<Body, boolean>();
