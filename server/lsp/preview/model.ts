@@ -414,11 +414,12 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
 
   if (only) for (const p of files.keys()) if (!only(p)) files.delete(p);
   let previous: Map<string, ResourceChangeInfo> | undefined;
+  // (By address, a deposed object's by address and key: the addresses are strings the list holds already.)
+  const entryKey = (x: ResourceChangeInfo) => (x.deposed === undefined ? x.address : `${x.address} ${x.deposed}`);
   const same = (info: ResourceChangeInfo): ResourceChangeInfo => {
     if (!opts.previous) return info;
-    // (By address, a deposed object's by address and key: the addresses are strings the list holds already.)
-    previous ??= new Map(opts.previous.map((x) => [x.deposed === undefined ? x.address : `${x.address} ${x.deposed}`, x]));
-    const p = previous.get(info.deposed === undefined ? info.address : `${info.address} ${info.deposed}`);
+    previous ??= new Map(opts.previous.map((x) => [entryKey(x), x]));
+    const p = previous.get(entryKey(info));
     return p && JSON.stringify(p) === JSON.stringify(info) ? p : info;
   };
   const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c) => {
@@ -462,21 +463,16 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   };
 }
 
-/** LSP ranges by engine range: a range object is made by one parse of one text, so its LSP range never changes. */
-const lspRanges = new WeakMap<EngineRange, LspRange>();
-
-function lspRangeOf(src: Sources, r: EngineRange): LspRange {
-  let x = lspRanges.get(r);
-  if (!x) lspRanges.set(r, (x = src.range(r)));
-  return x;
-}
-
-/** A block's file (absolute) and LSP range by its engine range (see lspRanges), one object for all its changes. */
+/**
+ * A block's file (absolute) and LSP range by its engine range, one object for all its changes: a range object is made
+ * by one parse of one text, so its LSP range never changes.
+ */
 const locations = new WeakMap<EngineRange, { file: string; range: LspRange }>();
 
 function locationOf(src: Sources, r: EngineRange): { file: string; range: LspRange } {
+  const file = src.abs(r.filename);
   let x = locations.get(r);
-  if (!x || x.file !== src.abs(r.filename)) locations.set(r, (x = { file: src.abs(r.filename), range: lspRangeOf(src, r) }));
+  if (!x || x.file !== file) locations.set(r, (x = { file, range: src.range(r) }));
   return x;
 }
 
