@@ -90,8 +90,10 @@ export function internName(s: string): string {
   return s.length > 64 ? s : intern(NAMES, s, NAMES_MAX);
 }
 
-/** The capacity of pooled token arrays: texts shorter than this reuse them (Tokens.release). */
+/** The capacity of pooled token arrays (Tokens.release takes back only these); texts up to LONG_TEXT start from them. */
 const POOLED_CAP = 256;
+/** Texts longer than this start with arrays of their own length (at most one token per character). */
+const LONG_TEXT = 65536;
 const TOKEN_POOL: { kind: Uint8Array; start: Int32Array; end: Int32Array; flags: Uint8Array }[] = [];
 
 /**
@@ -116,7 +118,7 @@ class Tokens {
     // (most attribute values) take the arrays of a released stream: four typed arrays per expression were
     // four allocations outside the heap, each counted as external memory pressure by the GC. Texts up to the
     // long ones start from those too (growing if they hold more tokens), as they would start at that size anyway.
-    const pooled = text.length <= 65536 ? TOKEN_POOL.pop() : undefined;
+    const pooled = text.length <= LONG_TEXT ? TOKEN_POOL.pop() : undefined;
     if (pooled) {
       this.kind = pooled.kind;
       this.start = pooled.start;
@@ -126,7 +128,7 @@ class Tokens {
     }
     // Pooled streams are POOLED_CAP long (release() takes back only those): a short text's arrays sized to the
     // text were never given back, and every expression allocated four.
-    const cap = text.length > 65536 ? text.length + 1 : POOLED_CAP;
+    const cap = text.length > LONG_TEXT ? text.length + 1 : POOLED_CAP;
     this.kind = new Uint8Array(cap);
     this.start = new Int32Array(cap);
     this.end = new Int32Array(cap);
