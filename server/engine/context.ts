@@ -230,6 +230,12 @@ export interface BuiltGraph {
   /** Resources whose create_before_destroy is forced because a create_before_destroy resource depends on them. */
   forcedCBD: Set<string>;
   diagnostics: Diagnostic[];
+  /**
+   * The node keys a resource block's references name in module `m` of this graph, as its edges were made (without
+   * the provider's and the module expansion's); undefined when one names a module output or is unresolved (edges
+   * that depend on more than the names). For comparing an edited block's edges with its node's (preview patches).
+   */
+  resourceTargets(m: Module, r: Resource, from: string): string[] | undefined;
 }
 
 /**
@@ -413,6 +419,21 @@ export function buildConfigGraph(root: Module): BuiltGraph {
     }
   };
   /**
+   * The targets of a resource block's references (pushed to `targets`); false when one names a module output (its edge
+   * depends on the child module) or is unresolved (on names declared elsewhere).
+   */
+  const scanTargets = (m: Module, r: Resource, from: string, targets: string[]): boolean => {
+    let byName = true;
+    for (const e of resourceExpressions(r)) {
+      for (const ref of e.refs) {
+        const t = refTarget(m, ref.root, ref.steps as { kind: string; name?: string }[]);
+        if (ref.root === 'module' || (t === undefined && !STATIC_ROOTS.has(ref.root))) byName = false;
+        if (t && t !== from) targets.push(t);
+      }
+    }
+    return byName;
+  };
+  /**
    * A resource's reference edges, from the last graph that had the same block (resourceEdges) when each of its
    * targets is a node of this graph too; else found again.
    */
@@ -423,18 +444,8 @@ export function buildConfigGraph(root: Module): BuiltGraph {
       return;
     }
     const targets: string[] = [];
-    let reusable = true;
-    for (const e of resourceExpressions(r)) {
-      for (const ref of e.refs) {
-        const t = refTarget(m, ref.root, ref.steps as { kind: string; name?: string }[]);
-        // A module output's edge depends on the child module, an unresolved one on names declared elsewhere.
-        if (ref.root === 'module' || (t === undefined && !STATIC_ROOTS.has(ref.root))) reusable = false;
-        if (t && t !== from) {
-          g.connect(from, t);
-          targets.push(t);
-        }
-      }
-    }
+    const reusable = scanTargets(m, r, from, targets);
+    for (const t of targets) g.connect(from, t);
     if (reusable) resourceEdges.set(r.config, { path: m.path, count: r.count, forEach: r.forEach, dependsOn: r.dependsOn, lifecycle: r.lifecycle, targets });
     else resourceEdges.delete(r.config);
   };
@@ -523,7 +534,11 @@ export function buildConfigGraph(root: Module): BuiltGraph {
     const n = g.get(k) as Extract<Node, { kind: 'resource' }>;
     if (n.res.lifecycle?.createBeforeDestroy?.text.trim() === 'true') for (const d of resourceDeps.get(addr) ?? []) forcedCBD.add(d);
   }
-  return { graph: g, resourceNodes, resourceDeps, forcedCBD, diagnostics };
+  const resourceTargets = (m: Module, r: Resource, from: string): string[] | undefined => {
+    const targets: string[] = [];
+    return scanTargets(m, r, from, targets) ? targets : undefined;
+  };
+  return { graph: g, resourceNodes, resourceDeps, forcedCBD, diagnostics, resourceTargets };
 }
 
 function parentPath(p: string): string {

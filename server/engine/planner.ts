@@ -31,7 +31,7 @@ import { applyChange, instanceAddrString, instanceKeyString, instanceKeySuffix, 
 import { marshal, marshalType, unmarshal, unmarshalType } from './ctyjson';
 import { decodeBody } from './decode';
 import type { Hooks } from './hooks';
-import type { ModuleInstance, Node, ProviderFactory, Repetition, ResourceValues } from './context';
+import type { BuiltGraph, ModuleInstance, Node, ProviderFactory, Repetition, ResourceValues } from './context';
 import {
   buildConfigGraph,
   configResourceAddr,
@@ -107,6 +107,11 @@ export interface PlanOptions {
   now?: () => Date;
   /** Reuse of resource nodes from the caller's previous plan of the same state (the preview's; see PlanReuse). */
   reuse?: PlanReuse;
+  /**
+   * With `reuse`: keep what the plan walked (PlanResult.session), so that the caller can re-plan a few of its
+   * resources after an edit without walking the graph again (PlanSession.replan).
+   */
+  keepSession?: boolean;
 }
 
 /**
@@ -134,6 +139,8 @@ export interface ResourceEffects {
 export interface PlanResult {
   plan: Plan;
   diagnostics: Diagnostic[];
+  /** With PlanOptions.keepSession, when the plan can be patched later (see PlanSession). */
+  session?: PlanSession;
 }
 
 function rfc3339(d: Date): string {
@@ -423,7 +430,39 @@ class Planner {
     return true;
   }
 
-  /** Upgrades a stored object to the provider's current schema and decodes it. */
+  /**
+   * Plans a resource node of a completed plan again (PlanSession.replan), in place of `old`, the node whose effects
+   * the plan recorded: its changes and values are replaced by the new ones. Undefined when the node did not plan to
+   * effects alone (diagnostics, conditions, orphans...): the plan is then no longer consistent and must be made again.
+   */
+  async replanResource(old: Extract<Node, { kind: 'resource' }>, n: Extract<Node, { kind: 'resource' }>): Promise<{ dropped: readonly ResourceInstanceChange[]; effects: ResourceEffects } | undefined> {
+    const e = this.effects.get(old);
+    if (!e) return undefined;
+    for (const c of e.changes) {
+      const a = changeAddrString(c);
+      if (this.changeByAddr.get(a) === c) this.changeByAddr.delete(a);
+      this.pending.delete(configResourceAddr(staticPath(c.addr.module), resourceKey(c.addr)));
+    }
+    this.effects.delete(old);
+    this.replayed.delete(old);
+    const before = this.diagnostics.length;
+    const ok = await this.planResource(n, false);
+    const effects = this.effects.get(n);
+    if (!ok || !effects || this.diagnostics.length !== before) {
+      this.diagnostics.length = before;
+      return undefined;
+    }
+    return { dropped: e.changes, effects };
+  }
+
+  /** Removes changes from the walk's list (after replanResource). */
+  dropChanges(dropped: ReadonlySet<ResourceInstanceChange>): void {
+    let j = 0;
+    for (let i = 0; i < this.changes.length; i++) if (!dropped.has(this.changes[i])) this.changes[j++] = this.changes[i];
+    this.changes.length = j;
+  }
+
+
   async upgrade(addr: InstanceAddr, o: ObjectSrc, schema: Schema, fqn: string, diags: Diagnostic[], providerAddr = providerConfigAddr(fqn)): Promise<Value | undefined> {
     const prov = this.ctx.providerFor(providerAddr);
     if (!prov) return undefined;
@@ -1324,7 +1363,117 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
     schemas,
     diagnostics: diags,
   };
-  return { plan, diagnostics: diags };
+  const patchable =
+    opts.keepSession && opts.reuse && !errored && pl.mode === 'normal' && !pl.targets.length && !pl.forceReplace.length && !pl.imports.size && !pl.moved.size && !pl.forgotten.length && !pl.drift.length && !opts.signal?.aborted;
+  return { plan, diagnostics: diags, ...(patchable ? { session: new PlanSession(pl, built, plan) } : {}) };
+}
+
+/**
+ * A completed plan kept for patching (PlanOptions.keepSession; the editor's preview): after an edit that changes only
+ * the bodies of some managed resources (the same references, meta-arguments and declarations everywhere), `replan`
+ * plans those resources and what depends on them again, in the walk's context (the values of everything else), and
+ * gives the plan with their changes replaced: the plan a full walk would make, without walking 5,000 nodes. It
+ * refuses (undefined) whenever something affected is not a managed resource whose whole effect on the plan is its
+ * values and changes (a local, an output, a module, a check, conditions, diagnostics...); the session is then spent
+ * (`spent`), and the caller makes a full plan. The caller checks that nothing else changed (configuration, state,
+ * variables, providers).
+ */
+export class PlanSession {
+  private dependents: Map<string, string[]> | undefined;
+  /** Set once a replan failed or was interrupted: the walk's context no longer matches `plan`. */
+  spent = false;
+
+  constructor(
+    private readonly pl: Planner,
+    readonly built: BuiltGraph,
+    public plan: Plan,
+  ) {}
+
+  /** The walk's context (values of every module instance), for the caller's reuse records. */
+  get ctx(): WalkContext {
+    return this.pl.ctx;
+  }
+
+  /**
+   * The nodes a re-plan of `keys` plans: them and their transitive dependents, each after its dependencies; undefined
+   * when one of them is not a managed resource with recorded effects.
+   */
+  affected(keys: Iterable<string>): string[] | undefined {
+    const g = this.built.graph;
+    const deps = (this.dependents ??= g.dependents());
+    const set = new Set<string>();
+    const stack = [...keys];
+    while (stack.length) {
+      const k = stack.pop()!;
+      if (set.has(k)) continue;
+      const n = g.get(k);
+      if (!n || n.kind !== 'resource' || n.res.mode !== 'managed' || !this.pl.effects.has(n)) return undefined;
+      set.add(k);
+      for (const d of deps.get(k) ?? []) stack.push(d);
+    }
+    const pending = new Map<string, number>();
+    const ready: string[] = [];
+    for (const k of set) {
+      let c = 0;
+      for (const d of g.dependencies(k)) if (set.has(d)) c++;
+      pending.set(k, c);
+      if (c === 0) ready.push(k);
+    }
+    const order: string[] = [];
+    while (ready.length) {
+      const k = ready.pop()!;
+      order.push(k);
+      for (const d of deps.get(k) ?? []) {
+        const c = pending.get(d);
+        if (c === undefined) continue;
+        pending.set(d, c - 1);
+        if (c === 1) ready.push(d);
+      }
+    }
+    return order.length === set.size ? order : undefined;
+  }
+
+  /**
+   * Plans the nodes `order` (from `affected`) again, the ones in `changed` with their new Resource, and returns the
+   * patched plan (also `this.plan`); `done` receives each re-planned node and its effects. Undefined when a node could
+   * not be re-planned to effects alone or `signal` aborted between nodes: the session is spent.
+   */
+  async replan(
+    order: readonly string[],
+    changed: ReadonlyMap<string, Resource>,
+    opts: { signal?: AbortSignal; now?: () => Date; done?: (key: string, n: Extract<Node, { kind: 'resource' }>, effects: ResourceEffects) => void } = {},
+  ): Promise<Plan | undefined> {
+    if (this.spent) return undefined;
+    const g = this.built.graph;
+    const replaced = new Map<ResourceInstanceChange, ResourceInstanceChange>();
+    const dropped = new Set<ResourceInstanceChange>();
+    this.spent = true;
+    for (const k of order) {
+      if (opts.signal?.aborted) return undefined;
+      const old = g.get(k) as Extract<Node, { kind: 'resource' }>;
+      const r = changed.get(k);
+      const n = r ? { ...old, res: r } : old;
+      const out = await this.pl.replanResource(old, n);
+      if (!out || out.dropped.length !== out.effects.changes.length) return undefined;
+      for (let i = 0; i < out.dropped.length; i++) {
+        const a = out.dropped[i];
+        const b = out.effects.changes[i];
+        if (changeAddrString(a) !== changeAddrString(b)) return undefined;
+        replaced.set(a, b);
+        dropped.add(a);
+      }
+      if (n !== old) g.add(k, n);
+      opts.done?.(k, n, out.effects);
+    }
+    this.pl.dropChanges(dropped);
+    const changes = this.plan.changes.map((c) => replaced.get(c) ?? c);
+    const anyChange =
+      changes.some((c) => c.action !== 'NoOp' || c.importing !== undefined || (c.prevRunAddr !== c.addr && instanceAddrString(c.prevRunAddr) !== instanceAddrString(c.addr))) ||
+      this.plan.outputs.some((o) => o.action !== 'NoOp');
+    this.plan = { ...this.plan, changes, applyable: !this.plan.errored && anyChange, timestamp: rfc3339((opts.now ?? (() => new Date()))()) };
+    this.spent = false;
+    return this.plan;
+  }
 }
 
 /** The resources a -destroy -target plan refreshes: the targets and, whole, the resources they depend on. */

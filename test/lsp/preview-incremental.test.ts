@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../server/cli/main';
-import { interruptPreviews, makePreview, PREVIEW_INTERRUPTED, previewFiles, Refusal, resetPreviewCaches, type PreviewData } from '../../server/lsp/preview/worker';
+import { interruptPreviews, makePreview, PREVIEW_INTERRUPTED, previewFiles, Refusal, resetPreviewCaches, forgetPreviewSessions, type PreviewData } from '../../server/lsp/preview/worker';
 import { ModuleAnalysis } from '../../server/config/analysis';
 import { initParser } from '../../server/syntax/treesitter';
 import { PreviewClient, workspace } from './preview-client';
@@ -99,6 +99,7 @@ test('preview: incremental previews after random edits equal fresh full previews
     const all = () => files.flat();
     let checked = 0;
     let replayedSeen = 0;
+    let patchedSeen = 0;
     for (let step = 0; step < 30; step++) {
       const f = Math.floor(random() * files.length);
       const rs = files[f];
@@ -134,7 +135,9 @@ test('preview: incremental previews after random edits equal fresh full previews
       const fresh = inPathOrder(await makePreview(dir, overlays, {}));
       assert.deepEqual(shown(incremental), shown(fresh), `step ${step}: the incremental preview differs from a full one`);
       assert.equal(fresh.complete, true, `step ${step}: ${JSON.stringify(fresh.diagnostics)}`);
-      // Warm the caches again from a different history than the fresh preview's: one more incremental preview.
+      // Warm the caches again from a different history than the fresh preview's: one more incremental preview, a
+      // full plan with the memo (the fresh plan, kept for patching, is forgotten first; patches are checked below).
+      forgetPreviewSessions();
       const again = inPathOrder(await makePreview(dir, overlays, {}));
       assert.deepEqual(shown(again), shown(fresh), `step ${step}: a repeated preview differs`);
       assert.equal(again.stats.planCalls, 0, `step ${step}: a repeated preview called PlanResourceChange`);
@@ -146,11 +149,21 @@ test('preview: incremental previews after random edits equal fresh full previews
       assert.equal(again.stats.replayed + again.stats.planned, nodes, `step ${step}: resource nodes walked`);
       assert.equal(again.stats.planned, new Set(orphaned).size, `step ${step}: resource nodes planned again (${JSON.stringify(orphaned)})`);
       assert.equal(again.stats.stateRead, false, `step ${step}: the unchanged state was read again`);
+      assert.equal(again.stats.patched, undefined, `step ${step}: the preview after forgetting the kept plan was a patch`);
+      // And once more: now the kept plan is patched, with nothing to plan again.
+      const patched = inPathOrder(await makePreview(dir, overlays, {}));
+      assert.deepEqual(shown(patched), shown(fresh), `step ${step}: a patched preview without changes differs`);
+      // (A plan that moves objects, here a count added or removed, is not kept for patching.)
+      const moves = fresh.changes.some((c) => c.movedFrom !== undefined);
+      assert.equal(patched.stats.patched, moves ? undefined : 0, `step ${step}: a preview without changes (moves: ${moves}) did not patch the kept plan with nothing`);
+      assert.equal(patched.stats.planCalls, 0, `step ${step}: a patch without changes called PlanResourceChange`);
       replayedSeen += incremental.stats.replayed;
+      if (incremental.stats.patched !== undefined) patchedSeen++;
       checked++;
     }
     assert.equal(checked, 30);
     assert.ok(replayedSeen > 0, 'the incremental previews replayed nothing');
+    assert.ok(patchedSeen > 0, 'no incremental preview patched the kept plan');
   } finally {
     resetPreviewCaches();
     rmSync(dir, { recursive: true, force: true });

@@ -188,11 +188,12 @@ test('preview: an edit re-plans only the instances whose inputs changed', async 
         .map((m) => [Number(m[2]), Number(m[3])]);
     await c.waitFor('the first preview log', () => stats().length >= 1);
     assert.deepEqual(stats()[0], [N, 0]);
-    // Edit one attribute: one PlanResourceChange call, the rest from the cache.
+    // Edit one attribute: one PlanResourceChange call, and no other (the kept plan is patched: only the edited
+    // resource is planned again, server/lsp/preview/patch.ts).
     await c.change(uri, 2, [{ range: { start: { line: 1, character: 10 }, end: { line: 1, character: 14 } }, text: '"edited"' }]);
     const p2 = await c.nextPreview(ws.dir, p1.version);
     await c.waitFor('the second preview log', () => stats().length >= 2);
-    assert.deepEqual(stats()[1], [1, N - 1]);
+    assert.deepEqual(stats()[1], [1, 0]);
     // The first notification brings the whole list; the next one is edits of it: one run of the first list's entries,
     // since the edited resource is still created at the same place (an entry holds no values). Applied, they give the
     // list a preview request answers.
@@ -208,6 +209,14 @@ test('preview: an edit re-plans only the instances whose inputs changed', async 
     assert.equal(full.version, p2.version);
     assert.deepEqual(p2.changes, full.changes);
     assert.deepEqual(await c.hints(uri), []);
+    // A new block is not a patch: the plan is made again, and every resource of the edited file (its blocks are new
+    // objects) asks PlanResourceChange again, answered from the cache but for the new one.
+    const added = `resource "terraform_data" "r${N}" {\n  input = "v${N}"\n}\n`;
+    await c.change(uri, 3, [{ range: { start: { line: 4 * N, character: 0 }, end: { line: 4 * N, character: 0 } }, text: added }]);
+    const p3 = await c.nextPreview(ws.dir, p2.version);
+    assert.equal(p3.summary.add, N + 1);
+    await c.waitFor('the third preview log', () => stats().length >= 3);
+    assert.deepEqual(stats()[2], [1, N]);
   } finally {
     await c.stop();
     ws.done();

@@ -116,6 +116,24 @@ export class PreviewMemo implements PlanReuse {
     return p.effects;
   }
 
+  /**
+   * A resource node of the last completed plan was planned again (a preview patch, engine PlanSession.replan): its
+   * record takes its new definition and effects, so that the next plan replays it as the patched plan has it. Its
+   * dependency edges are the same (the patch requires it).
+   */
+  patched(key: string, n: Extract<Node, { kind: 'resource' }>, ctx: WalkContext, effects: ResourceEffects): void {
+    const p = this.prev.get(key);
+    if (!p) return;
+    const def = resourceDefinition(n, ctx);
+    if (def) {
+      p.def = def;
+      p.effects = effects;
+    } else {
+      delete p.def;
+      delete p.effects;
+    }
+  }
+
   done(key: string, n: Node, ok: boolean, ctx: WalkContext, effects: ResourceEffects | undefined, replayed: boolean): void {
     const p = this.prev.get(key);
     const d = this.depsOf(key, ctx);
@@ -210,7 +228,8 @@ function definitionParts(n: Extract<Node, { kind: 'resource' }>, ctx: WalkContex
 
 const impureCache = new WeakMap<Body, boolean>();
 
-function impure(r: Resource): boolean {
+/** Whether a resource's expressions call a function whose result is not a function of its arguments (IMPURE). */
+export function impure(r: Resource): boolean {
   let v = impureCache.get(r.config);
   if (v === undefined) {
     v = IMPURE.test(bodyText(r.config)) || [r.count, r.forEach].some((e) => e && IMPURE.test(e.text));

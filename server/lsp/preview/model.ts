@@ -293,6 +293,13 @@ export interface PresentOptions {
    * (so that a list can be sent as edits of the earlier one, protocol.ts changesDelta).
    */
   previous?: readonly ResourceChangeInfo[];
+  /**
+   * The presentation of the plan this one patches (engine PlanSession.replan: the same changes in the same order, the
+   * re-planned ones new objects), made with the same drift, and the configuration files (absolute paths) changed since:
+   * only the files shown or changed are presented again, every other entry of `changes` is the earlier one (a new
+   * object only where its change is).
+   */
+  patchOf?: { plan: Plan; changes: readonly ResourceChangeInfo[]; files: ReadonlySet<string> };
 }
 
 /** Builds everything the editor shows of `plan`, made from `root` over `src`. */
@@ -308,8 +315,20 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     if (!f) files.set(p, (f = { lenses: [], hints: [], hovers: [] }));
     return f;
   };
+  const pt = opts.patchOf && !opts.filesOnly && opts.patchOf.plan.changes.length === plan.changes.length && opts.patchOf.changes.length === plan.changes.length ? opts.patchOf : undefined;
+  /** In a patch: what is presented again (a file shown or changed; unlocated entries). */
+  const inScope = (abs: string | undefined) => !pt || abs === undefined || pt.files.has(abs) || !only || only(abs);
+  /** inScope of a configuration file by its display name (one answer per file: a file's blocks share the name). */
+  const scoped = new Map<string, boolean>();
+  const nameInScope = (filename: string) => {
+    let v = scoped.get(filename);
+    if (v === undefined) scoped.set(filename, (v = inScope(src.abs(filename))));
+    return v;
+  };
   const byGroup = new Map<string, ResourceInstanceChange[]>();
-  for (const c of plan.changes) {
+  for (let i = 0; i < plan.changes.length; i++) {
+    if (pt && !inScope(pt.changes[i].file)) continue;
+    const c = plan.changes[i];
     const k = changeGroupKey(c);
     let l = byGroup.get(k);
     if (!l) byGroup.set(k, (l = []));
@@ -330,6 +349,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   for (const m of modules) {
     const all = [...m.resources, ...m.checks.flatMap((c) => c.data)];
     for (const r of all) {
+      if (pt && !nameInScope(r.declRange.filename)) continue;
       const key = resourceGroupKey(m.path, r);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -360,6 +380,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     }
     // Module calls: the summary of every change below them.
     for (const call of m.moduleCalls.values()) {
+      if (pt && !nameInScope(call.declRange.filename)) continue;
       const prefix = (m.path ? m.path + '.' : '') + `module.${call.name}`;
       const under = plan.changes.filter((c) => {
         const sm = staticModule(c.addr.module);
@@ -369,13 +390,13 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     }
     // moved and import blocks.
     for (const mv of m.moved) {
-      if (!mv.from || !mv.to) continue;
+      if (!mv.from || !mv.to || (pt && !nameInScope(mv.range.filename))) continue;
       const to = (m.path ? m.path + '.' : '') + mv.to.text.trim();
       const n = [...(plan.movedFrom ?? new Map<string, string>()).keys()].filter((a) => a === to || a.startsWith(to + '[') || a.startsWith(to + '.')).length;
       if (n > 0) file(mv.range.filename).lenses.push({ range: src.range(mv.range), title: `moved: ${mv.from.text.trim()} → ${mv.to.text.trim()}${n > 1 ? ` ×${n}` : ''}` });
     }
     for (const im of m.imports) {
-      if (!im.to) continue;
+      if (!im.to || (pt && !nameInScope(im.range.filename))) continue;
       const to = (m.path ? m.path + '.' : '') + im.to.text.trim();
       const hits = plan.changes.filter((c) => c.importing && (instanceAddrString(c.addr) === to || instanceAddrString(c.addr).startsWith(to + '[')));
       for (const c of hits) located.set(c, { file: src.abs(im.range.filename), range: src.range(im.range) });
@@ -416,14 +437,24 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   let previous: Map<string, ResourceChangeInfo> | undefined;
   // (By address, a deposed object's by address and key: the addresses are strings the list holds already.)
   const entryKey = (x: ResourceChangeInfo) => (x.deposed === undefined ? x.address : `${x.address} ${x.deposed}`);
-  const same = (info: ResourceChangeInfo): ResourceChangeInfo => {
-    if (!opts.previous) return info;
-    previous ??= new Map(opts.previous.map((x) => [entryKey(x), x]));
-    const p = previous.get(entryKey(info));
-    return p && JSON.stringify(p) === JSON.stringify(info) ? p : info;
+  const same = (info: ResourceChangeInfo, i: number): ResourceChangeInfo => {
+    // (In a patch the entry at the same index is the earlier entry of the same change.)
+    let p: ResourceChangeInfo | undefined;
+    if (pt) p = pt.changes[i];
+    else if (opts.previous) {
+      previous ??= new Map(opts.previous.map((x) => [entryKey(x), x]));
+      p = previous.get(entryKey(info));
+    }
+    return p && entryKey(p) === entryKey(info) && JSON.stringify(p) === JSON.stringify(info) ? p : info;
   };
-  const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c) => {
-    const loc = located.get(c) ?? {};
+  const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c, i) => {
+    let loc: Located;
+    if (pt && !inScope(pt.changes[i].file)) {
+      // Not presented again: the earlier entry, or the same place for a re-planned change.
+      const p = pt.changes[i];
+      if (c === pt.plan.changes[i]) return p;
+      loc = { file: p.file, range: p.range };
+    } else loc = located.get(c) ?? {};
     // The same change at the same place (an unchanged block's Range gives the same LspRange object) is the same info.
     const known = infoCache.get(c);
     const address = known?.info.address ?? instanceAddrString(c.addr);
@@ -451,7 +482,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     if (drifted) info.drifted = true;
     if (movedFrom) info.movedFrom = movedFrom;
     if (c.importing) info.importing = true;
-    info = same(info);
+    info = same(info, i);
     infoCache.set(c, { info, file: loc.file, range: loc.range, drifted, movedFrom });
     return info;
   });

@@ -53,7 +53,8 @@ import { changesDelta, type ChangesDelta, type PlannedDiffRequest, type Resource
 import { blockHover, driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { installWorkerProviders } from '../providers';
-import { PreviewMemo } from './memo';
+import { impure, PreviewMemo } from './memo';
+import { editedResources, type PreviewSession } from './patch';
 
 export const PREVIEW_WORKER_ROLE = 'foresight-preview';
 
@@ -90,7 +91,7 @@ export interface PreviewData {
    * Figures of this preview: wall time, PlanResourceChange calls answered from the cache / made, resource nodes
    * replayed from the previous preview / planned (memo.ts), whether the state was read from disk.
    */
-  stats: { durationMs: number; planCalls: number; cacheHits: number; replayed: number; planned: number; stateRead: boolean; phases: Record<string, number> };
+  stats: { durationMs: number; planCalls: number; cacheHits: number; replayed: number; planned: number; stateRead: boolean; phases: Record<string, number>; /** Resource nodes planned again by a patch of the last plan (patch.ts), when the preview was one. */ patched?: number };
 }
 
 export interface RunResult {
@@ -154,7 +155,14 @@ function sweep(c: PlanCache): void {
   for (const [k, e] of c.entries) if (e.gen < c.gen - 1) c.entries.delete(k);
 }
 
-function cachingProvider(fqn: string, p: Provider, cache: PlanCache, counters: { planCalls: number; cacheHits: number }): Provider {
+/** PlanResourceChange calls of a preview: made, and answered from the cache. */
+interface PlanCounters {
+  planCalls: number;
+  cacheHits: number;
+}
+
+/** `counters.current`: the preview the calls count for (a kept plan's providers serve the patches after it). */
+function cachingProvider(fqn: string, p: Provider, cache: PlanCache, counters: { current: PlanCounters }): Provider {
   let configKey = '';
   return new Proxy(p, {
     get(t, k) {
@@ -180,11 +188,11 @@ function cachingProvider(fqn: string, p: Provider, cache: PlanCache, counters: {
           await yieldToMessages();
           const hit = key === undefined ? undefined : cache.entries.get(key);
           if (hit) {
-            counters.cacheHits++;
+            counters.current.cacheHits++;
             hit.gen = cache.gen;
             return hit.res;
           }
-          counters.planCalls++;
+          counters.current.planCalls++;
           const res = await t.planResourceChange(req);
           if (key !== undefined && !res.diagnostics.length) cache.entries.set(key, { res, gen: cache.gen });
           return res;
@@ -257,7 +265,7 @@ const lastPreview = new Map<string, { plan: Plan; config: Module }>();
  */
 const previewPlans = new Map<
   number,
-  { dir: string; plan: Plan; changes: ResourceChangeInfo[]; files(only: (abs: string) => boolean): Map<string, FilePresentation> }
+  { dir: string; plan: Plan; changes: ResourceChangeInfo[]; driftKey?: string; files(only: (abs: string) => boolean): Map<string, FilePresentation> }
 >();
 let nextPreviewId = 1;
 
@@ -291,6 +299,31 @@ export function interruptPreviews(): void {
 export const PREVIEW_INTERRUPTED = 'interrupted';
 /** Per-file parse results of the directories previewed most recently (config/load.ts FileCache). */
 const fileCaches = new Map<string, FileCache>();
+
+/** The last complete plan per directory, kept for patching (patch.ts), the directories previewed most recently. */
+const sessions = new Map<string, PreviewSession>();
+/** A patch being made per directory: a newer preview waits for it (and then patches its result). */
+const sessionBusy = new Map<string, Promise<void>>();
+
+function keepSession(dir: string, ps: PreviewSession): void {
+  const old = sessions.get(dir);
+  sessions.delete(dir);
+  if (old) void old.close();
+  sessions.set(dir, ps);
+  if (sessions.size > 4) {
+    const [first, s] = sessions.entries().next().value as [string, PreviewSession];
+    sessions.delete(first);
+    void s.close();
+  }
+}
+
+function dropSessions(dir?: string): void {
+  for (const [d, s] of [...sessions]) {
+    if (dir !== undefined && d !== dir) continue;
+    sessions.delete(d);
+    void s.close();
+  }
+}
 
 /** The incremental plan's records per directory (memo.ts), the directories previewed most recently. */
 const memos = new Map<string, PreviewMemo>();
@@ -357,12 +390,19 @@ export function resetPreviewCaches(): void {
   previewPlans.clear();
   memos.clear();
   stateCache.clear();
+  dropSessions();
+}
+
+/** Forgets the plans kept for patching (tests: the next preview of each directory is a full plan with the memo). */
+export function forgetPreviewSessions(): void {
+  dropSessions();
 }
 
 /** Forgets the state and incremental records of `dir` (something on disk changed that the preview reads). */
 export function invalidatePreview(dir: string): void {
   memos.get(dir)?.reset();
   stateCache.delete(dir);
+  dropSessions(dir);
 }
 
 /**
@@ -386,7 +426,8 @@ export async function makePreview(
   const abort = new AbortController();
   previewAborts.set(dir, abort);
   /** PlanResourceChange calls of this preview: made, and answered from the cache. */
-  const counters = { planCalls: 0, cacheHits: 0 };
+  const counters: PlanCounters = { planCalls: 0, cacheHits: 0 };
+  const counting = { current: counters };
   const io = workerIO(dir);
   /** The texts the configuration was loaded from (the file cache's entries of this load), by absolute path. */
   const loaded = new Map<string, string>();
@@ -471,32 +512,88 @@ export async function makePreview(
   const base = providerFactory(io);
   const wrapped = new Map<string, Provider | undefined>();
   const prc = planCacheOf(dir);
-  prc.gen++;
   const providers = (fqn: string) => {
     if (!wrapped.has(fqn)) {
       const p = base(fqn);
-      wrapped.set(fqn, p && cachingProvider(fqn, p, prc, counters));
+      wrapped.set(fqn, p && cachingProvider(fqn, p, prc, counting));
     }
     return wrapped.get(fqn);
   };
   phase('state');
   const memo = memoOf(dir);
-  memo.begin(memoKey(dir, cached.token, workspace, cfg.module));
-  const res = await enginePlan({
-    config: cfg.module,
-    state,
-    providers,
-    inputs: parsed.values,
-    refresh: false,
-    cwd: dir,
-    workspace,
-    signal: abort.signal,
-    reuse: memo,
-  });
-  await Promise.all([...wrapped.values()].map((pr) => pr?.close().catch(() => undefined)));
-  const { replayed, planned } = memo.stats;
-  memo.end(!abort.signal.aborted);
-  if (!abort.signal.aborted) sweep(prc);
+  const mkey = memoKey(dir, cached.token, workspace, cfg.module);
+  const varsKey = JSON.stringify([...collected.raw]);
+  // The fast path: the last plan patched, when the edit changed only some managed resources' bodies (patch.ts).
+  let res: { plan: Plan; diagnostics: readonly Diagnostic[] } | undefined;
+  let replayed = 0;
+  let planned = 0;
+  let patchedKeys: number | undefined;
+  /** The plan a patch patched, and the configuration files it found changed. */
+  let patchedFrom: Plan | undefined;
+  const changedPaths: string[] = [];
+  const busy = sessionBusy.get(dir);
+  if (busy) await busy;
+  const ps = sessions.get(dir);
+  if (ps) {
+    sessions.delete(dir);
+    const changed = ps.memoKey === mkey && ps.varsKey === varsKey && prc.entries.size <= ps.cacheBound ? editedResources(ps, dir, cfg.module, paths, cache, changedPaths) : undefined;
+    const order = changed && ![...changed.values()].some(impure) ? ps.session.affected(changed.keys()) : undefined;
+    let patched: Plan | undefined;
+    const before = ps.session.plan;
+    if (order) {
+      ps.counting.current = counters;
+      // Not interrupted half-way (a few resources): a newer preview waits for it and patches this one's result.
+      const run = ps.session.replan(order, changed!, { done: (k, n, effects) => memo.patched(k, n, ps.session.ctx, effects) });
+      sessionBusy.set(dir, run.then(() => undefined));
+      patched = await run;
+      sessionBusy.delete(dir);
+    }
+    if (patched) {
+      for (const p of paths) ps.entries.set(p, cache.get(p)!);
+      sessions.set(dir, ps);
+      res = { plan: patched, diagnostics: patched.diagnostics ?? [] };
+      planned = order!.length;
+      patchedKeys = order!.length;
+      patchedFrom = before;
+    } else await ps.close();
+  }
+  if (!res) {
+    prc.gen++;
+    memo.begin(mkey);
+    const full = await enginePlan({
+      config: cfg.module,
+      state,
+      providers,
+      inputs: parsed.values,
+      refresh: false,
+      cwd: dir,
+      workspace,
+      signal: abort.signal,
+      reuse: memo,
+      keepSession: true,
+    });
+    const close = () => Promise.all([...wrapped.values()].map((pr) => pr?.close().catch(() => undefined))).then(() => undefined);
+    ({ replayed, planned } = memo.stats);
+    memo.end(!abort.signal.aborted);
+    if (!abort.signal.aborted) sweep(prc);
+    // Kept for patching when no resource calls an impure function (a patch would not plan them again).
+    const g = full.session?.built.graph;
+    let pure = !!g;
+    if (g) for (const [, n] of g.entries()) if (n.kind === 'resource' && impure(n.res)) pure = false;
+    if (full.session && pure && !abort.signal.aborted) {
+      keepSession(dir, {
+        session: full.session,
+        paths,
+        entries: new Map(paths.map((p) => [p, cache.get(p)!] as const)),
+        memoKey: mkey,
+        varsKey,
+        cacheBound: Math.ceil(prc.entries.size * 1.25) + 500,
+        counting,
+        close,
+      });
+    } else await close();
+    res = full;
+  }
   phase('plan');
   if (previewAborts.get(dir) === abort) previewAborts.delete(dir);
   if (abort.signal.aborted) throw new Refusal(abort.signal.reason === INTERRUPTED ? PREVIEW_INTERRUPTED : 'superseded by a newer preview');
@@ -512,8 +609,15 @@ export async function makePreview(
   const want = presentOnly && new Set(presentOnly);
   const only = want && ((abs: string) => want.has(abs));
   let previous: ResourceChangeInfo[] | undefined;
-  for (const e of previewPlans.values()) if (e.dir === dir) previous = e.changes;
-  const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true, only, previous });
+  const driftKey = JSON.stringify(drift);
+  let patchOf: { plan: Plan; changes: ResourceChangeInfo[]; files: Set<string> } | undefined;
+  for (const e of previewPlans.values()) {
+    if (e.dir !== dir) continue;
+    previous = e.changes;
+    // A patched plan is presented as a patch of the presentation of the plan it patched (same drift).
+    patchOf = patchedFrom && e.plan === patchedFrom && e.driftKey === driftKey ? { plan: e.plan, changes: e.changes, files: new Set(changedPaths) } : undefined;
+  }
+  const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true, only, previous, patchOf });
   referenceHovers(res.plan, cfg.module, src, p.files, rootLocal, only);
   const plan = res.plan;
   const module = cfg.module;
@@ -523,6 +627,7 @@ export async function makePreview(
     dir,
     plan,
     changes: p.changes,
+    driftKey,
     files(o) {
       const files = present(plan, module, src, drift, { lazyHovers: true, only: o, filesOnly: true }).files;
       referenceHovers(plan, module, src, files, rootLocal, o);
@@ -550,7 +655,7 @@ export async function makePreview(
     files: [...p.files],
     paths,
     moduleDirs: childDirs(cfg.module),
-    stats: { durationMs: performance.now() - t0, ...counters, replayed, planned, stateRead, phases },
+    stats: { durationMs: performance.now() - t0, ...counters, replayed, planned, stateRead, phases, ...(patchedKeys !== undefined ? { patched: patchedKeys } : {}) },
   };
 }
 
