@@ -12,7 +12,7 @@
 
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { validateDirectory } from '../config/validate';
+import { validateDirectory, type ValidateResult } from '../config/validate';
 import type { FileCache } from '../config/load';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
 import { collectVariableValues, compactValueStr, parseVariableValues, splitVarFlags } from '../config/variables';
@@ -287,8 +287,10 @@ export async function loadConfig(
   overlays?: Map<string, string>,
   cache?: FileCache,
   budgetMs?: number,
+  /** validateDirectory's result for these overlays, cache and budget when the caller has it (the editor's analysis). */
+  validated?: ValidateResult,
 ): Promise<LoadedConfig | { diags: Diagnostic[]; render: RenderOptions }> {
-  const res = await validateDirectory(io.cwd, overlays || cache ? { overlays, cache, budgetMs } : undefined);
+  const res = validated ?? (await validateDirectory(io.cwd, overlays || cache ? { overlays, cache, budgetMs } : undefined));
   const render: RenderOptions = { color, sources: res.sources, contextOf: (r) => res.contextOf(r) };
   if (res.module && !hasErrors(res.diagnostics)) {
     // Like every command but init/get: local module calls must be recorded by `init`.

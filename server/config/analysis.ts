@@ -38,6 +38,9 @@ export class ModuleAnalysis {
     return this.cache;
   }
 
+  /** The last analysis's result and the overlays it was made with (a copy). */
+  private last: { result: ValidateResult; overlays: Map<string, string> } | undefined;
+
   /** Analyses the directory with the current texts (files on disk, replaced by the overlays). */
   async analyze(overlays?: Map<string, string>): Promise<ValidateResult> {
     if (overlays) {
@@ -47,7 +50,22 @@ export class ModuleAnalysis {
     const trees = new Map<string, { text: string; tree: Tree }>();
     // A document's tree was parsed without a budget: used only when analysis has none either.
     if (this.opts.budgetMs === undefined) for (const [p, d] of this.docs) trees.set(p, { text: d.text, tree: d.tree });
-    return validateDirectory(this.dir, { overlays: this.overlays, budgetMs: this.opts.budgetMs, cache: this.cache, trees, disk: this.disk });
+    this.last = undefined;
+    const result = await validateDirectory(this.dir, { overlays: this.overlays, budgetMs: this.opts.budgetMs, cache: this.cache, trees, disk: this.disk });
+    this.last = { result, overlays: new Map(this.overlays) };
+    return result;
+  }
+
+  /**
+   * The last analysis's result when it was made with exactly these overlays (the same files and texts), as
+   * validateDirectory would give it now with `fileCache` and the analysis's parse budget, files on disk unchanged
+   * since: the language server's preview, which follows the analysis of the same texts, loads nothing again.
+   */
+  resultFor(overlays: ReadonlyMap<string, string>): ValidateResult | undefined {
+    const last = this.last;
+    if (!last || last.overlays.size !== overlays.size || this.opts.budgetMs === undefined) return undefined;
+    for (const [p, text] of overlays) if (last.overlays.get(p) !== text) return undefined;
+    return last.result;
   }
 
   /**
@@ -143,5 +161,6 @@ export class ModuleAnalysis {
     this.docs.clear();
     this.cache.clear();
     this.disk.clear();
+    this.last = undefined;
   }
 }

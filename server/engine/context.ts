@@ -17,7 +17,7 @@
 import { relative } from 'node:path';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { error } from '../diags/diagnostic';
-import type { Expression } from '../config/hclbody';
+import type { Expression, Reference } from '../config/hclbody';
 import type { Module, ModuleCall, ProviderConfig, Resource } from '../config/model';
 import type { Expr } from '../lang/ast';
 import { evaluate, type Scope } from '../lang/eval';
@@ -236,6 +236,8 @@ export interface BuiltGraph {
    * that depend on more than the names). For comparing an edited block's edges with its node's (preview patches).
    */
   resourceTargets(m: Module, r: Resource, from: string): string[] | undefined;
+  /** The node a reference in module `m` names, as the graph's edges are made; undefined when none. */
+  referenceTarget(m: Module, ref: Reference): string | undefined;
 }
 
 /**
@@ -538,7 +540,8 @@ export function buildConfigGraph(root: Module): BuiltGraph {
     const targets: string[] = [];
     return scanTargets(m, r, from, targets) ? targets : undefined;
   };
-  return { graph: g, resourceNodes, resourceDeps, forcedCBD, diagnostics, resourceTargets };
+  const referenceTarget = (m: Module, ref: Reference) => refTarget(m, ref.root, ref.steps as { kind: string; name?: string }[]);
+  return { graph: g, resourceNodes, resourceDeps, forcedCBD, diagnostics, resourceTargets, referenceTarget };
 }
 
 function parentPath(p: string): string {

@@ -13,7 +13,7 @@ import { finalizeRootVariables } from '../config/evaluate';
 import type { InputValue } from '../config/variables';
 import { evaluate } from '../lang/eval';
 import * as T from '../lang/types';
-import { Value } from '../lang/value';
+import { rawEquals, Value } from '../lang/value';
 import { walk } from '../graph/graph';
 import { assertPlanValid, invalidPlanDiagnostics } from '../plans/objchange/valid';
 import { plannedDataResourceObject, proposedNew } from '../plans/objchange/proposed';
@@ -46,6 +46,7 @@ import {
   providerConfigAddr,
   providerFqn,
   repetitionFor,
+  resourceExpressions,
   staticPath,
   WalkContext,
 } from './context';
@@ -1448,11 +1449,16 @@ export class PlanSession {
     const replaced = new Map<ResourceInstanceChange, ResourceInstanceChange>();
     const dropped = new Set<ResourceInstanceChange>();
     this.spent = true;
+    /** Effects before and after of the nodes planned again. */
+    const replanned = new Map<string, { before: ResourceEffects; after: ResourceEffects }>();
     for (const k of order) {
       if (opts.signal?.aborted) return undefined;
       const old = g.get(k) as Extract<Node, { kind: 'resource' }>;
       const r = changed.get(k);
+      // A dependent is planned again only when something it reads of a node planned again reads differently.
+      if (!r && ![...g.dependencies(k)].some((d) => replanned.has(d) && this.readsChanged(old, d, replanned.get(d)!))) continue;
       const n = r ? { ...old, res: r } : old;
+      const before = this.pl.effects.get(old);
       const out = await this.pl.replanResource(old, n);
       if (!out || out.dropped.length !== out.effects.changes.length) return undefined;
       for (let i = 0; i < out.dropped.length; i++) {
@@ -1463,6 +1469,7 @@ export class PlanSession {
         dropped.add(a);
       }
       if (n !== old) g.add(k, n);
+      replanned.set(k, { before: before!, after: out.effects });
       opts.done?.(k, n, out.effects);
     }
     this.pl.dropChanges(dropped);
@@ -1472,8 +1479,73 @@ export class PlanSession {
       this.plan.outputs.some((o) => o.action !== 'NoOp');
     this.plan = { ...this.plan, changes, applyable: !this.plan.errored && anyChange, timestamp: rfc3339((opts.now ?? (() => new Date()))()) };
     this.spent = false;
+    this.replannedCount = replanned.size;
     return this.plan;
   }
+
+  /** How many nodes the last replan planned again (the others of its order read nothing that changed). */
+  replannedCount = 0;
+
+  /**
+   * Whether resource node `n` reads something of node `dep` that differs between `before` and `after`: the top-level
+   * attributes its references name (`aws_x.y.id`, `aws_x.y[0].id`), or the whole object where a reference names no
+   * attribute statically. A replace_triggered_by always counts (it reads `dep`'s planned action).
+   */
+  private readsChanged(n: Extract<Node, { kind: 'resource' }>, dep: string, x: { before: ResourceEffects; after: ResourceEffects }): boolean {
+    if (n.res.lifecycle?.replaceTriggeredBy?.length) return true;
+    const attrs = new Set<string | undefined>();
+    for (const e of resourceExpressions(n.res)) {
+      for (const ref of e.refs) {
+        if (this.built.referenceTarget(n.mod, ref) !== dep) continue;
+        let i = ref.root === 'resource' ? 2 : 1;
+        if (ref.steps[i]?.kind === 'index') i++;
+        const s = ref.steps[i];
+        attrs.add(s?.kind === 'attr' ? s.name : undefined);
+      }
+    }
+    const { before, after } = x;
+    if (before.values.size !== after.values.size) return true;
+    for (const [addr, b] of after.values) {
+      const a = before.values.get(addr);
+      if (!a || !sameExpansion(a, b) || a.instances.size !== b.instances.size) return true;
+      for (const [key, v] of b.instances) {
+        const u = a.instances.get(key);
+        if (!u) return true;
+        for (const attr of attrs) if (!sameAttribute(u, v, attr)) return true;
+      }
+    }
+    return false;
+  }
+}
+
+/** Values equal as a plan reads them: type, knownness, marks, refinements, data and element order. */
+function sameValue(a: Value, b: Value): boolean {
+  return a === b || (exactEq(a, b) && rawEquals(a, b));
+}
+
+/** Attribute `attr` of two objects reads the same (the whole values when `attr` is undefined or either is not a known object). */
+function sameAttribute(a: Value, b: Value, attr: string | undefined): boolean {
+  if (a === b) return true;
+  const objects = attr !== undefined && a.isKnown && b.isKnown && !a.isNull && !b.isNull && a.type.kind === 'object' && b.type.kind === 'object';
+  if (!objects || a.marks.size || b.marks.size) return sameValue(a, b);
+  const x = (a.data as ReadonlyMap<string, Value>).get(attr);
+  const y = (b.data as ReadonlyMap<string, Value>).get(attr);
+  return x !== undefined && y !== undefined ? sameValue(x, y) : sameValue(a, b);
+}
+
+function sameExpansion(a: ResourceValues, b: ResourceValues): boolean {
+  const x = a.expansion;
+  const y = b.expansion;
+  if (x.kind !== y.kind) return false;
+  if (x.kind === 'count' && y.kind === 'count') return x.n === y.n;
+  if (x.kind === 'foreach' && y.kind === 'foreach') {
+    if (x.entries.size !== y.entries.size) return false;
+    for (const [k, v] of x.entries) {
+      const w = y.entries.get(k);
+      if (!w || !sameValue(v, w)) return false;
+    }
+  }
+  return true;
 }
 
 /** The resources a -destroy -target plan refreshes: the targets and, whole, the resources they depend on. */

@@ -190,7 +190,7 @@ export const defaultEngine: Engine = {
   preview(call) {
     return answerPreviewCall(call, (dir) => {
       const a = analyses.get(dir);
-      return a && { cache: a.fileCache, budgetMs: PARSE_BUDGET_MS };
+      return a && { cache: a.fileCache, budgetMs: PARSE_BUDGET_MS, result: (overlays) => a.resultFor(overlays) };
     });
   },
   format(text, filename) {

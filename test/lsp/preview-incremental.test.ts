@@ -45,7 +45,8 @@ function fileText(rs: Res[]): string {
         `resource "terraform_data" "${r.name}" {\n` +
         (r.count !== undefined ? `  count = ${r.count}\n` : '') +
         `  input = {\n    v   = "${r.value}"\n    env = var.env\n` +
-        (r.ref ? `    ref = terraform_data.${r.ref}.input\n` : '') +
+        // (Some read the referenced resource's output: unknown once it changes, so later edits of it leave them alone.)
+        (r.ref ? `    ref = terraform_data.${r.ref}.${r.name.length % 2 ? 'output' : 'input'}\n` : '') +
         `  }\n` +
         (r.trig !== undefined ? `  triggers_replace = "${r.trig}"\n` : '') +
         (r.cbd ? `  lifecycle {\n    create_before_destroy = true\n  }\n` : '') +
@@ -164,6 +165,44 @@ test('preview: incremental previews after random edits equal fresh full previews
     assert.equal(checked, 30);
     assert.ok(replayedSeen > 0, 'the incremental previews replayed nothing');
     assert.ok(patchedSeen > 0, 'no incremental preview patched the kept plan');
+  } finally {
+    resetPreviewCaches();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('preview: a patch plans again only the dependents whose references read differently', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-patch-'));
+  const io = { cwd: dir, env: process.env, stdin: async () => '', stdout: () => undefined, stderr: () => undefined };
+  try {
+    // a ← b (reads a's output) ← c (reads b's input); d reads a's input.
+    const text = (v: string) =>
+      `resource "terraform_data" "a" {\n  input = "${v}"\n}\n` +
+      `resource "terraform_data" "b" {\n  input = { from = terraform_data.a.output }\n}\n` +
+      `resource "terraform_data" "c" {\n  input = terraform_data.b.input\n}\n` +
+      `resource "terraform_data" "d" {\n  input = [terraform_data.a.input]\n}\n`;
+    const path = join(dir, 'main.tf');
+    writeFileSync(path, text('v0'));
+    assert.equal(await main(['apply', '-auto-approve', '-input=false', '-no-color'], io), 0);
+    const overlays = new Map<string, string>();
+    const first = await makePreview(dir, overlays, {}, [], undefined, [path]);
+    assert.equal(first.stats.patched, undefined);
+    const step = async (v: string, patched: number, actions: Record<string, string>) => {
+      overlays.set(path, text(v));
+      const p = await makePreview(dir, overlays, {}, [], undefined, [path]);
+      assert.equal(p.stats.patched, patched, `edit to ${v}: nodes planned again`);
+      assert.deepEqual(Object.fromEntries(p.changes.map((c) => [c.address, c.action])), actions);
+      resetPreviewCaches();
+      const fresh = await makePreview(dir, overlays, {}, [], undefined, [path]);
+      assert.deepEqual(shown(p), shown(fresh), `edit to ${v}: the patched preview differs from a full one`);
+      // (The fresh plan is kept for the next patch.)
+    };
+    // a's input and output change: b (output: known → unknown) and d (input) are planned again, and c (b's input
+    // changed: it holds a's output) too.
+    await step('v1', 4, { 'terraform_data.a': 'update', 'terraform_data.b': 'update', 'terraform_data.c': 'update', 'terraform_data.d': 'update' });
+    // Again: a's output is still unknown, so b reads the same and c with it; d reads a's input, which changed.
+    await step('v2', 2, { 'terraform_data.a': 'update', 'terraform_data.b': 'update', 'terraform_data.c': 'update', 'terraform_data.d': 'update' });
   } finally {
     resetPreviewCaches();
     rmSync(dir, { recursive: true, force: true });

@@ -299,7 +299,7 @@ export interface PresentOptions {
    * only the files shown or changed are presented again, every other entry of `changes` is the earlier one (a new
    * object only where its change is).
    */
-  patchOf?: { plan: Plan; changes: readonly ResourceChangeInfo[]; files: ReadonlySet<string> };
+  patchOf?: { plan: Plan; changes: readonly ResourceChangeInfo[]; summary: PlanSummary; files: ReadonlySet<string> };
 }
 
 /** Builds everything the editor shows of `plan`, made from `root` over `src`. */
@@ -316,6 +316,8 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     return f;
   };
   const pt = opts.patchOf && !opts.filesOnly && opts.patchOf.plan.changes.length === plan.changes.length && opts.patchOf.changes.length === plan.changes.length ? opts.patchOf : undefined;
+  // (The reference hovers' index of the patched plan, made from the earlier plan's while it is at hand.)
+  if (pt) currentChangesByGroup(plan, pt.plan);
   /** In a patch: what is presented again (a file shown or changed; unlocated entries). */
   const inScope = (abs: string | undefined) => !pt || abs === undefined || pt.files.has(abs) || !only || only(abs);
   /** inScope of a configuration file by its display name (one answer per file: a file's blocks share the name). */
@@ -486,12 +488,75 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     infoCache.set(c, { info, file: loc.file, range: loc.range, drifted, movedFrom });
     return info;
   });
-  const s = planSummary(plan);
-  return {
-    summary: { add: s.add, change: s.change, destroy: s.destroy, import: s.import, replace: plan.changes.filter((c) => isReplace(c.action)).length },
-    changes,
-    files,
-  };
+  let summary: PlanSummary;
+  if (pt) {
+    // The earlier summary, with the contributions of the changes that are new objects exchanged.
+    summary = { ...pt.summary };
+    for (let i = 0; i < plan.changes.length; i++) {
+      const c = plan.changes[i];
+      const was = pt.plan.changes[i];
+      if (c === was) continue;
+      addSummary(summary, was, -1);
+      addSummary(summary, c, 1);
+    }
+  } else {
+    const s = planSummary(plan);
+    summary = { add: s.add, change: s.change, destroy: s.destroy, import: s.import, replace: plan.changes.filter((c) => isReplace(c.action)).length };
+  }
+  return { summary, changes, files };
+}
+
+/** Adds (sign 1) or removes (-1) one change's part of a presentation's summary (as planSummary counts it). */
+function addSummary(s: PlanSummary, c: ResourceInstanceChange, sign: 1 | -1): void {
+  const x = planSummary({ changes: [c] });
+  s.add += sign * x.add;
+  s.change += sign * x.change;
+  s.destroy += sign * x.destroy;
+  s.import += sign * x.import;
+  if (isReplace(c.action)) s.replace += sign;
+}
+
+/**
+ * A plan's current changes (no deposed objects) by resource group (changeGroupKey), in plan order. Kept per change
+ * list; a patched plan's index (PresentOptions.patchOf) is the earlier plan's with the groups of its new changes made
+ * again.
+ */
+const groupIndexes = new WeakMap<readonly ResourceInstanceChange[], Map<string, ResourceInstanceChange[]>>();
+
+function currentChangesByGroup(plan: Plan, from?: Plan): Map<string, ResourceInstanceChange[]> {
+  let m = groupIndexes.get(plan.changes);
+  if (m) return m;
+  const earlier = from && from.changes.length === plan.changes.length ? groupIndexes.get(from.changes) : undefined;
+  if (earlier) {
+    const replaced = new Map<ResourceInstanceChange, ResourceInstanceChange>();
+    for (let i = 0; i < plan.changes.length; i++) if (plan.changes[i] !== from!.changes[i]) replaced.set(from!.changes[i], plan.changes[i]);
+    m = new Map(earlier);
+    for (const [was, c] of replaced) {
+      if (was.deposedKey || c.deposedKey || changeGroupKey(was) !== changeGroupKey(c)) {
+        m = undefined;
+        break;
+      }
+      const k = changeGroupKey(c);
+      const l = m.get(k);
+      if (!l) {
+        m = undefined;
+        break;
+      }
+      if (l === earlier.get(k)) m.set(k, l.map((x) => replaced.get(x) ?? x));
+    }
+  }
+  if (!m) {
+    m = new Map();
+    for (const c of plan.changes) {
+      if (c.deposedKey) continue;
+      const k = changeGroupKey(c);
+      let l = m.get(k);
+      if (!l) m.set(k, (l = []));
+      l.push(c);
+    }
+  }
+  groupIndexes.set(plan.changes, m);
+  return m;
 }
 
 /**
@@ -686,15 +751,14 @@ export function referenceHovers(
   /** The files (absolute paths) whose hovers are made; all files when absent. */
   only?: (abs: string) => boolean,
 ): void {
-  const wanted = (filename: string) => !only || only(src.abs(filename));
-  const byGroup = new Map<string, ResourceInstanceChange[]>();
-  for (const c of plan.changes) {
-    if (c.deposedKey) continue;
-    const k = changeGroupKey(c);
-    let l = byGroup.get(k);
-    if (!l) byGroup.set(k, (l = []));
-    l.push(c);
-  }
+  const answers = new Map<string, boolean>();
+  const wanted = (filename: string) => {
+    if (!only) return true;
+    let v = answers.get(filename);
+    if (v === undefined) answers.set(filename, (v = only(src.abs(filename))));
+    return v;
+  };
+  const byGroup = currentChangesByGroup(plan);
   // Root outputs: prior and planned value.
   for (const o of root.outputs.values()) {
     if (!wanted(o.declRange.filename)) continue;
@@ -751,9 +815,20 @@ export function referenceHovers(
 }
 
 function referenceHover(v: Value, ref: Reference, src: Sources): HoverInfo {
-  const text = v.marks.has('sensitive') ? '(sensitive value)' : formatValue(v);
-  return { range: src.range(ref.range), markdown: intern(hoverTexts, '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\``, HOVER_TEXTS_MAX) };
+  let markdown = referenceMarkdown.get(v);
+  if (markdown === undefined) {
+    const text = v.marks.has('sensitive') ? '(sensitive value)' : formatValue(v);
+    markdown = intern(hoverTexts, '```hcl\n' + text + '\n```\n\n' + `Type: \`${consoleTypeString(v.type)}\``, HOVER_TEXTS_MAX);
+    referenceMarkdown.set(v, markdown);
+  }
+  return { range: src.range(ref.range), markdown };
 }
+
+/**
+ * A reference hover's text by the value shown (values are immutable; a variable's and an unchanged change's values are
+ * the same objects from preview to preview, while an edited file's references are new objects).
+ */
+const referenceMarkdown = new WeakMap<Value, string>();
 
 /**
  * Equal reference hovers share one string: thousands of references read values of a few types (5,000 resources

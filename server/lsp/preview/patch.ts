@@ -104,8 +104,9 @@ export function editedResources(
   }
   if (!wanted.size) return changed;
   const g = ps.session.built.graph;
+  const names = new Set(changedFiles.map(([, now]) => now.display));
   for (const r of root.resources) {
-    if (r.mode !== 'managed' || !wanted.has(`${r.type}.${r.name}`)) continue;
+    if (!names.has(r.file) || r.mode !== 'managed' || !wanted.has(`${r.type}.${r.name}`)) continue;
     const key = resourceNodeKeys('', r).key;
     const old = g.get(key);
     if (!old || old.kind !== 'resource' || old.path !== '') return undefined;

@@ -29,6 +29,7 @@ import { parentPort } from 'node:worker_threads';
 import { collectVariableValues, parseVariableValues, type VarFlag } from '../../config/variables';
 import type { Module } from '../../config/model';
 import type { FileCache } from '../../config/load';
+import type { ValidateResult } from '../../config/validate';
 import { finalizeRootVariables, ModuleEvaluator } from '../../config/evaluate';
 import { error, hasErrors, type Diagnostic } from '../../diags/diagnostic';
 import { BackendOpenError, CliBackend } from '../../backends/registry';
@@ -49,8 +50,8 @@ import { localBackend } from '../../cli/state/meta';
 import type { CliIO } from '../../cli/io';
 import { initParser } from '../../syntax/treesitter';
 import { toLspDiagnostic } from '../convert';
-import { changesDelta, type ChangesDelta, type PlannedDiffRequest, type ResourceChangeInfo, type RunDiagnostic, type RunOptions, type RunProgressParams, type StateRequest, type WorkspacesRequest } from '../protocol';
-import { blockHover, driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation } from './model';
+import { changesDelta, type ChangesDelta, type PlanSummary, type PlannedDiffRequest, type ResourceChangeInfo, type RunDiagnostic, type RunOptions, type RunProgressParams, type StateRequest, type WorkspacesRequest } from '../protocol';
+import { blockHover, driftOf, plannedAction, present, referenceHovers, Sources, type DriftInfo, type FilePresentation, type PresentOptions } from './model';
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { installWorkerProviders } from '../providers';
 import { impure, PreviewMemo } from './memo';
@@ -265,7 +266,7 @@ const lastPreview = new Map<string, { plan: Plan; config: Module }>();
  */
 const previewPlans = new Map<
   number,
-  { dir: string; plan: Plan; changes: ResourceChangeInfo[]; driftKey?: string; files(only: (abs: string) => boolean): Map<string, FilePresentation> }
+  { dir: string; plan: Plan; changes: ResourceChangeInfo[]; summary: PlanSummary; driftKey?: string; files(only: (abs: string) => boolean): Map<string, FilePresentation> }
 >();
 let nextPreviewId = 1;
 
@@ -406,6 +407,16 @@ export function invalidatePreview(dir: string): void {
 }
 
 /**
+ * What a preview made beside the directory's analysis (the analysis worker) takes from it: its per-file parse results
+ * and parse budget, and its last result when that was made with the preview's overlays (ModuleAnalysis.resultFor).
+ */
+export interface SharedAnalysis {
+  cache: FileCache;
+  budgetMs?: number;
+  result?: (overlays: ReadonlyMap<string, string>) => ValidateResult | undefined;
+}
+
+/**
  * A preview plan of `dir`. `shared`: the per-file parse results of the directory's analysis and its parse budget,
  * when the preview runs beside it (the analysis worker), so that the module's model is held once; otherwise the
  * previews keep their own (fileCaches).
@@ -415,7 +426,7 @@ export async function makePreview(
   overlays: Map<string, string>,
   settings: PreviewSettings,
   drift: DriftInfo[] = [],
-  shared?: { cache: FileCache; budgetMs?: number },
+  shared?: SharedAnalysis,
   /** The files (absolute paths) presented with the answer; all when absent (the others on request, `files`). */
   presentOnly?: string[],
   /** A preview whose changes the caller holds: the answer's changes come as edits of its list where it is kept. */
@@ -464,7 +475,8 @@ export async function makePreview(
     fileCaches.set(dir, (cache = new Map()));
     if (fileCaches.size > 8) fileCaches.delete(fileCaches.keys().next().value as string);
   }
-  const cfg = await loadConfig(io, false, overlays, cache, shared?.budgetMs);
+  // The analysis of the same texts has just loaded the configuration: its result is taken as it is.
+  const cfg = await loadConfig(io, false, overlays, cache, shared?.budgetMs, shared?.result?.(overlays));
   phase('load');
   // Configuration errors are the analysis's diagnostics already; the preview only says it could not plan.
   if (!('module' in cfg)) return empty(cfg.diags);
@@ -552,8 +564,8 @@ export async function makePreview(
       for (const p of paths) ps.entries.set(p, cache.get(p)!);
       sessions.set(dir, ps);
       res = { plan: patched, diagnostics: patched.diagnostics ?? [] };
-      planned = order!.length;
-      patchedKeys = order!.length;
+      planned = ps.session.replannedCount;
+      patchedKeys = ps.session.replannedCount;
       patchedFrom = before;
     } else await ps.close();
   }
@@ -610,12 +622,12 @@ export async function makePreview(
   const only = want && ((abs: string) => want.has(abs));
   let previous: ResourceChangeInfo[] | undefined;
   const driftKey = JSON.stringify(drift);
-  let patchOf: { plan: Plan; changes: ResourceChangeInfo[]; files: Set<string> } | undefined;
+  let patchOf: PresentOptions['patchOf'];
   for (const e of previewPlans.values()) {
     if (e.dir !== dir) continue;
     previous = e.changes;
     // A patched plan is presented as a patch of the presentation of the plan it patched (same drift).
-    patchOf = patchedFrom && e.plan === patchedFrom && e.driftKey === driftKey ? { plan: e.plan, changes: e.changes, files: new Set(changedPaths) } : undefined;
+    patchOf = patchedFrom && e.plan === patchedFrom && e.driftKey === driftKey ? { plan: e.plan, changes: e.changes, summary: e.summary, files: new Set(changedPaths) } : undefined;
   }
   const p = present(res.plan, cfg.module, src, drift, { lazyHovers: true, only, previous, patchOf });
   referenceHovers(res.plan, cfg.module, src, p.files, rootLocal, only);
@@ -627,6 +639,7 @@ export async function makePreview(
     dir,
     plan,
     changes: p.changes,
+    summary: p.summary,
     driftKey,
     files(o) {
       const files = present(plan, module, src, drift, { lazyHovers: true, only: o, filesOnly: true }).files;
@@ -992,7 +1005,7 @@ export type PreviewCall =
  * Answers a PreviewCall; `shared(dir)` gives the directory's analysis cache and budget when there is one. A
  * refusal (Refusal) is thrown as in the preview worker.
  */
-export async function answerPreviewCall(call: PreviewCall, shared: (dir: string) => { cache: FileCache; budgetMs?: number } | undefined): Promise<unknown> {
+export async function answerPreviewCall(call: PreviewCall, shared: (dir: string) => SharedAnalysis | undefined): Promise<unknown> {
   await initParser();
   switch (call.kind) {
     case 'preview':
