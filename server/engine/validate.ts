@@ -27,7 +27,7 @@ import { providerForLocalName } from '../providers/resolve';
 import type { Body, Expression } from '../config/hclbody';
 import { refsOf } from '../config/checks';
 import { ModuleEvaluator } from '../config/evaluate';
-import type { Module, Resource } from '../config/model';
+import type { Module, Resource, Variable } from '../config/model';
 import { variableType } from '../config/variables';
 import * as T from '../lang/types';
 import { Value } from '../lang/value';
@@ -59,12 +59,11 @@ export interface ProviderValidationOptions {
   contextFree?: boolean;
 }
 
+/** A body's validation result under the key of what it depends on (see the module comment; BodyInfo.cached). */
 interface Cached {
   key: string;
   diags: Diagnostic[];
 }
-/** Per body: the key of what its result depends on, and the result (see the module comment). */
-const bodyCache = new WeakMap<Body, Cached>();
 let lastId = 0;
 /** Functions whose result depends on more than their arguments (files, time): never cached. */
 const IMPURE = /file|template|timestamp|uuid|plantimestamp/;
@@ -158,26 +157,31 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
       out.push(...diags);
     }
     // Schemas first (one asynchronous call per provider), so that cached resources cost no await.
-    const locals = new Set(m.resources.map((r) => resourceProviderLocal(r).local));
+    // (One look-up per resource body: what it reads, its provider's local name, its cached key and result.)
+    const infos = m.resources.map((r) => bodyInfo(r.config));
+    const localOf = (r: Resource, info: BodyInfo) => (info.local ??= resourceProviderLocal(r).local);
+    const locals = new Set(m.resources.map((r, i) => localOf(r, infos[i])));
     /** Per provider, the start of its resources' cache keys. */
     const bases = new Map<string, string>();
     for (const local of locals) await schemaOf(fqnOf(local));
-    for (const r of m.resources) {
+    for (let i = 0; i < m.resources.length; i++) {
+      const r = m.resources[i];
+      const info = infos[i];
       if (opts.skip?.(r)) continue;
-      if (opts.contextFree && bodyInfo(r.config).uncacheable) continue;
-      const fqn = fqnOf(resourceProviderLocal(r).local);
+      if (opts.contextFree && info.uncacheable) continue;
+      const fqn = fqnOf(localOf(r, info));
       const e = schemas.get(fqn);
       if (!e) continue;
       let base = bases.get(fqn);
       if (base === undefined) bases.set(fqn, (base = `${fqn}\u0000${mk}`));
-      const key = cacheKey(r, m, base);
-      const c = key === undefined ? undefined : bodyCache.get(r.config);
+      const key = cacheKey(r, m, base, info);
+      const c = key === undefined ? undefined : info.cached;
       if (c && c.key === key) {
         for (const d of c.diags) out.push(d);
         continue;
       }
       const diags = await validateResource(r, fqn, e.provider, e.schema, ev, opts, `${addr ? addr + '.' : ''}${r.mode === 'managed' ? '' : 'data.'}${r.type}.${r.name}`);
-      if (key !== undefined) bodyCache.set(r.config, { key, diags: diags.length ? diags : NONE });
+      if (key !== undefined) info.cached = { key, diags: diags.length ? diags : NONE };
       for (const d of diags) out.push(d);
     }
     for (const call of m.moduleCalls.values()) if (call.module) await visit(call.module, `${addr ? addr + '.' : ''}module.${call.name}`);
@@ -285,7 +289,7 @@ function moduleKey(m: Module, cwd: string, addr: string): number {
   parts.push(String(m.variables.size));
   for (const v of m.variables.values()) parts.push(v.name, v.typeExpr?.text ?? '');
   parts.push(String(m.resources.length));
-  for (const r of m.resources) parts.push(`${r.mode}.${r.type}.${r.name}${r.count ? '#' : ''}${r.forEach ? '%' : ''}`);
+  for (const r of m.resources) parts.push(resourceDescription(r));
   const slot = `${cwd}\u0000${addr}`;
   const last = lastDescriptions.get(slot);
   let id: number;
@@ -299,12 +303,30 @@ function moduleKey(m: Module, cwd: string, addr: string): number {
   return id;
 }
 
+/** A resource's part of moduleKey's description, one string per body (a body is one block's, with its meta-arguments). */
+function resourceDescription(r: Resource): string {
+  const info = bodyInfo(r.config);
+  const d = info.description;
+  if (d && d.count === !!r.count && d.forEach === !!r.forEach) return d.text;
+  const text = `${r.mode}.${r.type}.${r.name}${r.count ? '#' : ''}${r.forEach ? '%' : ''}`;
+  info.description = { count: !!r.count, forEach: !!r.forEach, text };
+  return text;
+}
+
 /** What a body's expressions read, found once per body object (bodies are never modified). */
 interface BodyInfo {
   /** Reads module outputs or calls a function reading files or the clock. */
   uncacheable: boolean;
   /** Input variables read. */
   vars: string[];
+  /** cacheKey's last answer for the body, and what it was made of. */
+  keyMemo?: { base: string; count: boolean; forEach: boolean; vars: (Variable | undefined)[]; key: string | undefined };
+  /** The validation's last diagnostics of the body, under their cache key. */
+  cached?: Cached;
+  /** moduleKey's part for the body's resource. */
+  description?: { count: boolean; forEach: boolean; text: string };
+  /** The local name of the resource's provider (the block's `provider` argument or its type's prefix). */
+  local?: string;
 }
 const bodyInfos = new WeakMap<Body, BodyInfo>();
 
@@ -337,9 +359,22 @@ function bodyInfo(body: Body): BodyInfo {
  * What a resource's validation depends on besides its body object, or undefined when that cannot be told
  * cheaply (module outputs, functions reading files or the clock): such resources are validated every time.
  */
-function cacheKey(r: Resource, m: Module, base: string): string | undefined {
-  const info = bodyInfo(r.config);
+function cacheKey(r: Resource, m: Module, base: string, info = bodyInfo(r.config)): string | undefined {
   if (info.uncacheable) return undefined;
+  // The key of the last analysis while what it was made of is the same (the variables read, the same objects).
+  const memo = info.keyMemo;
+  if (memo && memo.base === base && memo.count === !!r.count && memo.forEach === !!r.forEach && sameVariables(info.vars, memo.vars, m)) return memo.key;
+  const key = makeCacheKey(r, m, base, info);
+  info.keyMemo = { base, count: !!r.count, forEach: !!r.forEach, vars: info.vars.map((n) => m.variables.get(n)), key };
+  return key;
+}
+
+function sameVariables(names: readonly string[], vars: readonly (Variable | undefined)[], m: Module): boolean {
+  for (let i = 0; i < names.length; i++) if (m.variables.get(names[i]) !== vars[i]) return false;
+  return true;
+}
+
+function makeCacheKey(r: Resource, m: Module, base: string, info: BodyInfo): string | undefined {
   let key = `${base}\u0000${r.mode}.${r.type}\u0000${r.count ? 'c' : ''}${r.forEach ? 'f' : ''}\u0000`;
   for (const name of info.vars) {
     const v = m.variables.get(name);

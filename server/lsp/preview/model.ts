@@ -9,7 +9,7 @@
 import { isAbsolute, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Module, Resource } from '../../config/model';
-import type { Block, Body, Reference } from '../../config/hclbody';
+import type { Block, Body, Expression, Reference } from '../../config/hclbody';
 import type { Range as EngineRange } from '../../diags/diagnostic';
 import { consoleTypeString, formatValue } from '../../lang/format';
 import { rawEquals, Value } from '../../lang/value';
@@ -319,7 +319,13 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   // (The reference hovers' index of the patched plan, made from the earlier plan's while it is at hand.)
   if (pt) currentChangesByGroup(plan, pt.plan);
   /** In a patch: what is presented again (a file shown or changed; unlocated entries). */
-  const inScope = (abs: string | undefined) => !pt || abs === undefined || pt.files.has(abs) || !only || only(abs);
+  const scopes = new Map<string, boolean>();
+  const inScope = (abs: string | undefined) => {
+    if (!pt || abs === undefined) return true;
+    let v = scopes.get(abs);
+    if (v === undefined) scopes.set(abs, (v = pt.files.has(abs) || !only || only(abs)));
+    return v;
+  };
   /** inScope of a configuration file by its display name (one answer per file: a file's blocks share the name). */
   const scoped = new Map<string, boolean>();
   const nameInScope = (filename: string) => {
@@ -327,10 +333,16 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     if (v === undefined) scoped.set(filename, (v = inScope(src.abs(filename))));
     return v;
   };
+  // In a patch, the indices of the entries presented again (their earlier entry's file is in scope, or they had none).
+  let scope: number[] | undefined;
+  if (pt) {
+    scope = [];
+    for (const [file, indices] of changeIndexOf(pt.changes)) if (file === '' || inScope(file)) for (const i of indices) scope.push(i);
+    scope.sort((a, b) => a - b);
+  }
   const byGroup = new Map<string, ResourceInstanceChange[]>();
-  for (let i = 0; i < plan.changes.length; i++) {
-    if (pt && !inScope(pt.changes[i].file)) continue;
-    const c = plan.changes[i];
+  for (let j = 0, n = scope ? scope.length : plan.changes.length; j < n; j++) {
+    const c = plan.changes[scope ? scope[j] : j];
     const k = changeGroupKey(c);
     let l = byGroup.get(k);
     if (!l) byGroup.set(k, (l = []));
@@ -351,7 +363,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   for (const m of modules) {
     const all = [...m.resources, ...m.checks.flatMap((c) => c.data)];
     for (const r of all) {
-      if (pt && !nameInScope(r.declRange.filename)) continue;
+      if (pt && !nameInScope(r.file)) continue;
       const key = resourceGroupKey(m.path, r);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -449,14 +461,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     }
     return p && entryKey(p) === entryKey(info) && JSON.stringify(p) === JSON.stringify(info) ? p : info;
   };
-  const changes: ResourceChangeInfo[] = (opts.filesOnly ? [] : plan.changes).map((c, i) => {
-    let loc: Located;
-    if (pt && !inScope(pt.changes[i].file)) {
-      // Not presented again: the earlier entry, or the same place for a re-planned change.
-      const p = pt.changes[i];
-      if (c === pt.plan.changes[i]) return p;
-      loc = { file: p.file, range: p.range };
-    } else loc = located.get(c) ?? {};
+  const infoAt = (c: ResourceInstanceChange, i: number, loc: Located): ResourceChangeInfo => {
     // The same change at the same place (an unchanged block's Range gives the same LspRange object) is the same info.
     const known = infoCache.get(c);
     const address = known?.info.address ?? instanceAddrString(c.addr);
@@ -487,7 +492,20 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     info = same(info, i);
     infoCache.set(c, { info, file: loc.file, range: loc.range, drifted, movedFrom });
     return info;
-  });
+  };
+  let changes: ResourceChangeInfo[];
+  if (opts.filesOnly) changes = [];
+  else if (pt) {
+    // The earlier list, with the entries presented again and those of the new changes (at the same place) replaced.
+    changes = pt.changes.slice();
+    for (const i of scope!) changes[i] = infoAt(plan.changes[i], i, located.get(plan.changes[i]) ?? {});
+    for (let i = 0; i < plan.changes.length; i++) {
+      const c = plan.changes[i];
+      if (c === pt.plan.changes[i] || inScope(pt.changes[i].file)) continue;
+      const p = pt.changes[i];
+      changes[i] = infoAt(c, i, { file: p.file, range: p.range });
+    }
+  } else changes = plan.changes.map((c, i) => infoAt(c, i, located.get(c) ?? {}));
   let summary: PlanSummary;
   if (pt) {
     // The earlier summary, with the contributions of the changes that are new objects exchanged.
@@ -503,7 +521,30 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     const s = planSummary(plan);
     summary = { add: s.add, change: s.change, destroy: s.destroy, import: s.import, replace: plan.changes.filter((c) => isReplace(c.action)).length };
   }
+  // (Patched entries keep their places and files: the earlier list's index is the new one's.)
+  if (pt && !opts.filesOnly) changeIndexes.set(changes, changeIndexOf(pt.changes));
   return { summary, changes, files };
+}
+
+/**
+ * The indices of a presentation's change list by the entry's file ('' for entries without one), kept per list; a
+ * patched list (the same files at the same indices, PresentOptions.patchOf) takes its earlier list's.
+ */
+const changeIndexes = new WeakMap<readonly ResourceChangeInfo[], Map<string, number[]>>();
+
+function changeIndexOf(list: readonly ResourceChangeInfo[]): Map<string, number[]> {
+  let m = changeIndexes.get(list);
+  if (!m) {
+    m = new Map();
+    for (let i = 0; i < list.length; i++) {
+      const f = list[i].file ?? '';
+      let l = m.get(f);
+      if (!l) m.set(f, (l = []));
+      l.push(i);
+    }
+    changeIndexes.set(list, m);
+  }
+  return m;
 }
 
 /** Adds (sign 1) or removes (-1) one change's part of a presentation's summary (as planSummary counts it). */
@@ -516,37 +557,55 @@ function addSummary(s: PlanSummary, c: ResourceInstanceChange, sign: 1 | -1): vo
   if (isReplace(c.action)) s.replace += sign;
 }
 
-/**
- * A plan's current changes (no deposed objects) by resource group (changeGroupKey), in plan order. Kept per change
- * list; a patched plan's index (PresentOptions.patchOf) is the earlier plan's with the groups of its new changes made
- * again.
- */
-const groupIndexes = new WeakMap<readonly ResourceInstanceChange[], Map<string, ResourceInstanceChange[]>>();
+/** Changes by resource group (changeGroupKey), in plan order: read only. */
+interface GroupIndex {
+  get(key: string): readonly ResourceInstanceChange[] | undefined;
+}
 
-function currentChangesByGroup(plan: Plan, from?: Plan): Map<string, ResourceInstanceChange[]> {
-  let m = groupIndexes.get(plan.changes);
-  if (m) return m;
+/** A group index: the groups of `over`, else those of `base` (a patched plan's index over the earlier plan's). */
+class LayeredIndex implements GroupIndex {
+  constructor(
+    readonly base: Map<string, ResourceInstanceChange[]>,
+    readonly over: Map<string, ResourceInstanceChange[]>,
+  ) {}
+  get(key: string): readonly ResourceInstanceChange[] | undefined {
+    return this.over.get(key) ?? this.base.get(key);
+  }
+}
+
+/** Groups a layered index holds over its base before it is made whole again (one pass over every change). */
+const MAX_OVER = 256;
+
+/**
+ * A plan's current changes (no deposed objects) by resource group, in plan order. Kept per change list; a patched
+ * plan's index (PresentOptions.patchOf) is the earlier plan's with the groups of its new changes laid over it.
+ */
+const groupIndexes = new WeakMap<readonly ResourceInstanceChange[], LayeredIndex>();
+
+function currentChangesByGroup(plan: Plan, from?: Plan): GroupIndex {
+  const known = groupIndexes.get(plan.changes);
+  if (known) return known;
+  let index: LayeredIndex | undefined;
   const earlier = from && from.changes.length === plan.changes.length ? groupIndexes.get(from.changes) : undefined;
-  if (earlier) {
+  if (earlier && earlier.over.size < MAX_OVER) {
     const replaced = new Map<ResourceInstanceChange, ResourceInstanceChange>();
     for (let i = 0; i < plan.changes.length; i++) if (plan.changes[i] !== from!.changes[i]) replaced.set(from!.changes[i], plan.changes[i]);
-    m = new Map(earlier);
+    const over = new Map(earlier.over);
+    let ok = true;
     for (const [was, c] of replaced) {
-      if (was.deposedKey || c.deposedKey || changeGroupKey(was) !== changeGroupKey(c)) {
-        m = undefined;
-        break;
-      }
       const k = changeGroupKey(c);
-      const l = m.get(k);
-      if (!l) {
-        m = undefined;
+      const l = over.get(k) ?? earlier.base.get(k);
+      if (was.deposedKey || c.deposedKey || changeGroupKey(was) !== k || !l) {
+        ok = false;
         break;
       }
-      if (l === earlier.get(k)) m.set(k, l.map((x) => replaced.get(x) ?? x));
+      // (Once per group: the first of its new changes maps every one of them.)
+      if (!over.has(k) || over.get(k) === earlier.over.get(k)) over.set(k, l.map((x) => replaced.get(x) ?? x));
     }
+    if (ok) index = new LayeredIndex(earlier.base, over);
   }
-  if (!m) {
-    m = new Map();
+  if (!index) {
+    const m = new Map<string, ResourceInstanceChange[]>();
     for (const c of plan.changes) {
       if (c.deposedKey) continue;
       const k = changeGroupKey(c);
@@ -554,9 +613,10 @@ function currentChangesByGroup(plan: Plan, from?: Plan): Map<string, ResourceIns
       if (!l) m.set(k, (l = []));
       l.push(c);
     }
+    index = new LayeredIndex(m, new Map());
   }
-  groupIndexes.set(plan.changes, m);
-  return m;
+  groupIndexes.set(plan.changes, index);
+  return index;
 }
 
 /**
@@ -774,12 +834,18 @@ export function referenceHovers(
     });
   }
   const visit = (m: Module) => {
-    const exprs = [
-      ...m.resources.flatMap((r) => (wanted(r.declRange.filename) ? [...r.config.attributes.map((a) => a.expr), ...(r.count ? [r.count] : []), ...(r.forEach ? [r.forEach] : [])] : [])),
+    const exprs: Expression[] = [];
+    for (const r of m.resources) {
+      if (!wanted(r.file)) continue;
+      for (const a of r.config.attributes) exprs.push(a.expr);
+      if (r.count) exprs.push(r.count);
+      if (r.forEach) exprs.push(r.forEach);
+    }
+    exprs.push(
       ...[...m.outputs.values()].flatMap((o) => (o.value && wanted(o.declRange.filename) ? [o.value] : [])),
       ...[...m.locals.values()].flatMap((l) => (wanted(l.range.filename) ? [l.expr] : [])),
       ...[...m.moduleCalls.values()].flatMap((c) => (wanted(c.declRange.filename) ? [...c.arguments.values()] : [])),
-    ];
+    );
     for (const e of exprs) {
       for (const ref of e.refs) {
         // A resource reference's hover is kept while the changes it reads are the same objects (the reference
@@ -840,7 +906,7 @@ const hoverTexts = new Map<string, string>();
 export const HOVER_TEXTS_MAX = 20_000;
 
 /** The changes a resource reference's value is made of (referenceValue's `mine`), into `out`. */
-function referenceChanges(m: Module, ref: Reference, byGroup: Map<string, ResourceInstanceChange[]>, out: ResourceInstanceChange[]): void {
+function referenceChanges(m: Module, ref: Reference, byGroup: GroupIndex, out: ResourceInstanceChange[]): void {
   if (['var', 'local', 'module', 'path', 'terraform', 'count', 'each', 'self'].includes(ref.root)) return;
   let steps = ref.steps;
   let mode = 'managed';
@@ -862,7 +928,7 @@ function referenceValue(
   plan: Plan,
   m: Module,
   ref: Reference,
-  byGroup: Map<string, ResourceInstanceChange[]>,
+  byGroup: GroupIndex,
   rootLocal: (name: string) => Value | undefined,
   /** Receives the changes a resource reference's value was made of. */
   from: ResourceInstanceChange[] = [],
