@@ -494,7 +494,8 @@ export function checkModule(mod: Module): Diagnostic[] {
     if (!e) return;
     // An expression's checks depend only on its references, its scope and the module's declarations.
     const c = exprCheck(mod, sig, e, scope, sk);
-    for (const d of c.diags) diags.push(d);
+    // (Indexed: the lists are nearly always empty, and an iterator per expression was garbage of every analysis.)
+    for (let i = 0; i < c.diags.length; i++) diags.push(c.diags[i]);
     if (from === undefined || c.targets.length === 0) return;
     // A local value referring to itself is a cycle; any other node's references to itself are not edges.
     if (from.startsWith('local.') || !c.targets.includes(from)) graph.edges(node, c.targets);
@@ -514,7 +515,7 @@ export function checkModule(mod: Module): Diagnostic[] {
   }
   for (const r of mod.resources) {
     const c = resourceCheck(mod, sig, r);
-    for (const d of c.diags) diags.push(d);
+    for (let i = 0; i < c.diags.length; i++) diags.push(c.diags[i]);
     const node = graph.node(c.key);
     if (c.targets.length) graph.edges(node, c.targets);
   }

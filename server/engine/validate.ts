@@ -160,7 +160,8 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
     // (One look-up per resource body: what it reads, its provider's local name, its cached key and result.)
     const infos = m.resources.map((r) => bodyInfo(r.config));
     const localOf = (r: Resource, info: BodyInfo) => (info.local ??= resourceProviderLocal(r).local);
-    const locals = new Set(m.resources.map((r, i) => localOf(r, infos[i])));
+    const locals = new Set<string>();
+    for (let i = 0; i < m.resources.length; i++) locals.add(localOf(m.resources[i], infos[i]));
     /** Per provider, the start of its resources' cache keys. */
     const bases = new Map<string, string>();
     for (const local of locals) await schemaOf(fqnOf(local));
@@ -177,7 +178,7 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
       const key = cacheKey(r, m, base, info);
       const c = key === undefined ? undefined : info.cached;
       if (c && c.key === key) {
-        for (const d of c.diags) out.push(d);
+        for (let j = 0; j < c.diags.length; j++) out.push(c.diags[j]);
         continue;
       }
       const diags = await validateResource(r, fqn, e.provider, e.schema, ev, opts, `${addr ? addr + '.' : ''}${r.mode === 'managed' ? '' : 'data.'}${r.type}.${r.name}`);
@@ -283,17 +284,40 @@ const lastDescriptions = new Map<string, { parts: string[]; id: number }>();
 function moduleKey(m: Module, cwd: string, addr: string): number {
   const known = moduleKeys.get(m);
   if (known && known.cwd === cwd && known.addr === addr) return known.id;
-  // Each section starts with its count, so that parts cannot shift from one section to another.
-  const parts: string[] = [String(m.locals.size)];
-  for (const l of m.locals.values()) parts.push(l.name, l.expr.text);
-  parts.push(String(m.variables.size));
-  for (const v of m.variables.values()) parts.push(v.name, v.typeExpr?.text ?? '');
-  parts.push(String(m.resources.length));
-  for (const r of m.resources) parts.push(resourceDescription(r));
   const slot = `${cwd}\u0000${addr}`;
   const last = lastDescriptions.get(slot);
+  // The description is compared with the last one part by part as it is made; a list is made only when it differs
+  // (an analysis after an edit that changed no declaration allocates nothing here).
+  const before = last?.parts;
+  let parts: string[] | undefined = before ? undefined : [];
+  let n = 0;
+  const put = (x: string) => {
+    if (!parts) {
+      if (before![n] === x) {
+        n++;
+        return;
+      }
+      parts = before!.slice(0, n);
+    }
+    parts.push(x);
+    n++;
+  };
+  // Each section starts with its count, so that parts cannot shift from one section to another.
+  put(String(m.locals.size));
+  for (const l of m.locals.values()) {
+    put(l.name);
+    put(l.expr.text);
+  }
+  put(String(m.variables.size));
+  for (const v of m.variables.values()) {
+    put(v.name);
+    put(v.typeExpr?.text ?? '');
+  }
+  put(String(m.resources.length));
+  for (const r of m.resources) put(resourceDescription(r));
+  if (!parts && n !== before!.length) parts = before!.slice(0, n);
   let id: number;
-  if (last && last.parts.length === parts.length && last.parts.every((x, i) => x === parts[i])) id = last.id;
+  if (!parts) id = last!.id;
   else {
     // Bounded; numbers are never reused, so a description seen again after a clear only misses the cache.
     if (lastDescriptions.size >= 64) lastDescriptions.clear();

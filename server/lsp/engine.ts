@@ -139,7 +139,7 @@ export async function withProviderDiagnostics(dir: string, result: ValidateResul
   const errs = result.diagnostics.filter((d) => d.severity === 'error' && d.subject);
   const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
   const skip = (r: Resource) =>
-    errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
+    errs.length > 0 && errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
   // Provider binaries (worker threads with a pool, providers.ts) only for a real directory, not the single-file pass.
   const ps = analysisProviders(dir, builtinProviders, contextFree);
   const extra = await providerValidationDiagnostics(mod, { providers: ps.providers, cwd: dir, skip, throughDynamic: true, contextFree });

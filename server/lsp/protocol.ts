@@ -196,13 +196,31 @@ export interface ChangesDelta {
  * `next` as edits of `base` (entries compared by identity: an unchanged entry is the same object), or undefined
  * when the edits would not be much smaller than the list.
  */
-export function changesDelta(base: readonly ResourceChangeInfo[], baseId: number, next: readonly ResourceChangeInfo[]): ChangesDelta | undefined {
-  const at = new Map<ResourceChangeInfo, number>();
-  base.forEach((c, i) => at.set(c, i));
+export function changesDelta(
+  base: readonly ResourceChangeInfo[],
+  baseId: number,
+  next: readonly ResourceChangeInfo[],
+  /** Entries of `next` known not to be in `base` (sent as they are without looking for them). */
+  fresh?: ReadonlySet<ResourceChangeInfo>,
+): ChangesDelta | undefined {
+  // Entries are looked for where they were (a list edited in place keeps the others at their indices), else by a
+  // map of the base made only then.
+  let at: Map<ResourceChangeInfo, number> | undefined;
+  let expect = 0;
   const ops: ChangesDelta['ops'] = [];
   let run: [number, number] | undefined;
   for (const c of next) {
-    const i = at.get(c);
+    let i: number | undefined;
+    if (base[expect] === c) i = expect;
+    else if (fresh?.has(c)) i = undefined;
+    else {
+      if (!at) {
+        at = new Map();
+        for (let k = 0; k < base.length; k++) at.set(base[k], k);
+      }
+      i = at.get(c);
+    }
+    expect = (i ?? expect) + 1;
     if (i !== undefined && run && run[0] + run[1] === i) run[1]++;
     else if (i !== undefined) ops.push((run = [i, 1]));
     else {

@@ -198,16 +198,26 @@ export function display(v: Value | undefined, max = 80): string {
   if (v === undefined) return 'null';
   if (v.marks.has('sensitive')) return '(sensitive value)';
   if (!v.isKnown) return '(known after apply)';
-  let s = formatValue(v).replace(/\n\s*/g, ' ');
+  // (Values are immutable, and an unchanged change's values are the same objects from preview to preview.)
+  let shown = displays.get(max);
+  if (!shown) displays.set(max, (shown = new WeakMap()));
+  let s = shown.get(v);
+  if (s !== undefined) return s;
+  s = formatValue(v).replace(/\n\s*/g, ' ');
   if (s.length > max) s = s.slice(0, max - 1) + '…';
+  shown.set(v, s);
   return s;
 }
+
+/** display's texts by length limit and value. */
+const displays = new Map<number, WeakMap<Value, string>>();
 
 function attr(v: Value, name: string): Value | undefined {
   if (!v.isKnown || v.isNull) return undefined;
   if (v.type.kind !== 'object' && v.type.kind !== 'map') return undefined;
   const x = v.entries.get(name);
-  return x?.markWith(new Set([...v.marks, ...x.marks]));
+  // (The attribute itself when the object carries no marks: the same object every time.)
+  return x && v.marks.size ? x.markWith(new Set([...v.marks, ...x.marks])) : x;
 }
 
 function sameValue(a: Value | undefined, b: Value | undefined): boolean {
@@ -279,6 +289,8 @@ export interface Presentation {
   summary: PlanSummary;
   changes: ResourceChangeInfo[];
   files: Map<string, FilePresentation>;
+  /** A patched presentation's entries that are not the earlier list's entry at their index (PresentOptions.patchOf). */
+  fresh?: ReadonlySet<ResourceChangeInfo>;
 }
 
 export interface PresentOptions {
@@ -494,16 +506,23 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
     return info;
   };
   let changes: ResourceChangeInfo[];
+  /** In a patch, the entries that are not the earlier entry at their index. */
+  let fresh: Set<ResourceChangeInfo> | undefined;
   if (opts.filesOnly) changes = [];
   else if (pt) {
     // The earlier list, with the entries presented again and those of the new changes (at the same place) replaced.
     changes = pt.changes.slice();
-    for (const i of scope!) changes[i] = infoAt(plan.changes[i], i, located.get(plan.changes[i]) ?? {});
+    fresh = new Set();
+    const put = (i: number, info: ResourceChangeInfo) => {
+      changes[i] = info;
+      if (info !== pt.changes[i]) fresh!.add(info);
+    };
+    for (const i of scope!) put(i, infoAt(plan.changes[i], i, located.get(plan.changes[i]) ?? {}));
     for (let i = 0; i < plan.changes.length; i++) {
       const c = plan.changes[i];
       if (c === pt.plan.changes[i] || inScope(pt.changes[i].file)) continue;
       const p = pt.changes[i];
-      changes[i] = infoAt(c, i, { file: p.file, range: p.range });
+      put(i, infoAt(c, i, { file: p.file, range: p.range }));
     }
   } else changes = plan.changes.map((c, i) => infoAt(c, i, located.get(c) ?? {}));
   let summary: PlanSummary;
@@ -523,7 +542,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   }
   // (Patched entries keep their places and files: the earlier list's index is the new one's.)
   if (pt && !opts.filesOnly) changeIndexes.set(changes, changeIndexOf(pt.changes));
-  return { summary, changes, files };
+  return { summary, changes, files, ...(fresh ? { fresh } : {}) };
 }
 
 /**

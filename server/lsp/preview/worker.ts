@@ -634,7 +634,7 @@ export async function makePreview(
   const plan = res.plan;
   const module = cfg.module;
   const kept = basePreview === undefined ? undefined : previewPlans.get(basePreview);
-  const delta = kept && kept.dir === dir ? changesDelta(kept.changes, basePreview!, p.changes) : undefined;
+  const delta = kept && kept.dir === dir ? changesDelta(kept.changes, basePreview!, p.changes, patchOf && kept.changes === patchOf.changes ? p.fresh : undefined) : undefined;
   previewPlans.set(previewId, {
     dir,
     plan,
