@@ -1519,7 +1519,7 @@ export class PlanSession {
 }
 
 /** Values equal as a plan reads them: type, knownness, marks, refinements, data and element order. */
-function sameValue(a: Value, b: Value): boolean {
+export function sameValue(a: Value, b: Value): boolean {
   return a === b || (exactEq(a, b) && rawEquals(a, b));
 }
 
@@ -1533,7 +1533,8 @@ function sameAttribute(a: Value, b: Value, attr: string | undefined): boolean {
   return x !== undefined && y !== undefined ? sameValue(x, y) : sameValue(a, b);
 }
 
-function sameExpansion(a: ResourceValues, b: ResourceValues): boolean {
+/** Two resource values were expanded the same (kind, count, for_each keys and values). */
+export function sameExpansion(a: ResourceValues, b: ResourceValues): boolean {
   const x = a.expansion;
   const y = b.expansion;
   if (x.kind !== y.kind) return false;

@@ -20,11 +20,10 @@
 // last completed one. Memory: the records of one plan (values and changes the plan itself holds).
 
 import { resourceNodeKeys, type Node, type ResourceValues, type WalkContext } from '../../engine/context';
-import type { PlanReuse, ResourceEffects } from '../../engine/planner';
+import { sameExpansion, sameValue as samePlanValue, type PlanReuse, type ResourceEffects } from '../../engine/planner';
 import type { Body } from '../../config/hclbody';
 import type { Resource } from '../../config/model';
-import { rawEquals, type Value } from '../../lang/value';
-import { exactEq } from '../../plans/objchange/values';
+import type { Value } from '../../lang/value';
 import type { ResourceInstanceChange } from '../../plans/plan';
 import { instanceAddrString } from '../../states/state';
 
@@ -256,8 +255,7 @@ function bodyText(b: Body): string {
 /** Values equal as the plan shows them: type, knownness, marks, refinements, data and element order. */
 function sameValue(a: Value | undefined, b: Value | undefined): boolean {
   if (a === b) return true;
-  if (!a || !b) return false;
-  return exactEq(a, b) && rawEquals(a, b);
+  return !!a && !!b && samePlanValue(a, b);
 }
 
 function sameValues(a: Values, b: Values): boolean {
@@ -265,14 +263,7 @@ function sameValues(a: Values, b: Values): boolean {
 }
 
 function sameResourceValues(a: ResourceValues, b: ResourceValues): boolean {
-  const x = a.expansion;
-  const y = b.expansion;
-  if (x.kind !== y.kind) return false;
-  if (x.kind === 'count' && y.kind === 'count' && x.n !== y.n) return false;
-  if (x.kind === 'foreach' && y.kind === 'foreach') {
-    if (x.entries.size !== y.entries.size) return false;
-    for (const [k, v] of x.entries) if (!sameValue(v, y.entries.get(k))) return false;
-  }
+  if (!sameExpansion(a, b)) return false;
   if (a.instances.size !== b.instances.size) return false;
   for (const [k, v] of a.instances) if (!sameValue(v, b.instances.get(k))) return false;
   return true;

@@ -556,9 +556,21 @@ export async function makePreview(
       ps.counting.current = counters;
       // Not interrupted half-way (a few resources): a newer preview waits for it and patches this one's result.
       const run = ps.session.replan(order, changed!, { done: (k, n, effects) => memo.patched(k, n, ps.session.ctx, effects) });
-      sessionBusy.set(dir, run.then(() => undefined));
-      patched = await run;
-      sessionBusy.delete(dir);
+      sessionBusy.set(
+        dir,
+        run.then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
+      try {
+        patched = await run;
+      } catch {
+        // (A patch that fails is spent: the full plan below reports what went wrong, if it goes wrong again.)
+        patched = undefined;
+      } finally {
+        sessionBusy.delete(dir);
+      }
     }
     if (patched) {
       for (const p of paths) ps.entries.set(p, cache.get(p)!);
