@@ -463,7 +463,7 @@ class Planner {
     this.changes.length = j;
   }
 
-
+  /** Upgrades a stored object to the provider's current schema and decodes it. */
   async upgrade(addr: InstanceAddr, o: ObjectSrc, schema: Schema, fqn: string, diags: Diagnostic[], providerAddr = providerConfigAddr(fqn)): Promise<Value | undefined> {
     const prov = this.ctx.providerFor(providerAddr);
     if (!prov) return undefined;
