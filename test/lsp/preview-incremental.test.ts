@@ -209,6 +209,29 @@ test('preview: a patch plans again only the dependents whose references read dif
   }
 });
 
+test('preview: with values from terraform.tfvars, an edit is a patch; a changed terraform.tfvars makes a full plan', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-tfvars-'));
+  try {
+    writeFileSync(join(dir, 'variables.tf'), 'variable "n" {\n  type = number\n}\nvariable "tags" {\n  type = map(string)\n}\n');
+    writeFileSync(join(dir, 'terraform.tfvars'), 'n    = 2\ntags = { a = "b" }\n');
+    const path = join(dir, 'main.tf');
+    const text = (v: string) => `resource "terraform_data" "a" {\n  count = var.n\n  input = { v = "${v}", tags = var.tags }\n}\n`;
+    const overlays = new Map([[path, text('v0')]]);
+    const first = await makePreview(dir, overlays, {}, [], undefined, [path]);
+    assert.deepEqual([first.complete, first.summary.add, first.stats.patched], [true, 2, undefined]);
+    overlays.set(path, text('v1'));
+    const patched = await makePreview(dir, overlays, {}, [], undefined, [path]);
+    assert.deepEqual([patched.complete, patched.summary.add, patched.stats.patched], [true, 2, 1]);
+    writeFileSync(join(dir, 'terraform.tfvars'), 'n    = 3\ntags = { a = "b" }\n');
+    const full = await makePreview(dir, overlays, {}, [], undefined, [path]);
+    assert.deepEqual([full.complete, full.summary.add, full.stats.patched], [true, 3, undefined]);
+  } finally {
+    resetPreviewCaches();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('preview: beside an analysis (its file cache shared), interrupted by an analysis request and made again', async () => {
   await initParser();
   const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-interrupt-'));

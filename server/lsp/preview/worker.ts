@@ -534,7 +534,9 @@ export async function makePreview(
   phase('state');
   const memo = memoOf(dir);
   const mkey = memoKey(dir, cached.token, workspace, cfg.module);
-  const varsKey = JSON.stringify([...collected.raw]);
+  // What the variables' values were made of: the texts of the variable files, the strings of the others (a file
+  // value's expression is its file's text; parsed values and expressions are not serializable, numbers are BigInts).
+  const varsKey = JSON.stringify([[...collected.sources], [...collected.raw.values()].map((r) => [r.name, r.source, r.str ?? null])]);
   // The fast path: the last plan patched, when the edit changed only some managed resources' bodies (patch.ts).
   let res: { plan: Plan; diagnostics: readonly Diagnostic[] } | undefined;
   let replayed = 0;
