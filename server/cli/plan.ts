@@ -16,14 +16,14 @@ import { validateDirectory, type ValidateResult } from '../config/validate';
 import type { FileCache } from '../config/load';
 import { checkModulesInstalled, readModuleManifest } from '../depsfile/modules';
 import { collectVariableValues, compactValueStr, parseVariableValues, splitVarFlags } from '../config/variables';
-import type { Module, Resource } from '../config/model';
+import type { Module } from '../config/model';
 import { rawEquals } from '../lang/value';
-import type { Range } from '../diags/diagnostic';
 import { error, hasErrors, warning, type Diagnostic } from '../diags/diagnostic';
 import { renderDiagnosticsView, type RenderOptions } from '../diags/render';
 import { apply as engineApply, plan as enginePlan, resourceSchemaDiagnostics } from '../engine';
 import type { Plan, PlanMode } from '../plans/plan';
 import type { Hooks } from '../engine/hooks';
+import { referenceErrorSkip } from '../engine/validate';
 import { hasChanges } from '../plans/plan';
 import { startBuiltinProvider } from '../providers/builtin';
 import { externalProvider, preferDevOverride } from '../plugin/client/factory';
@@ -301,11 +301,7 @@ export async function loadConfig(
     // Terraform's validate walk also decodes resource bodies with the provider schemas; its diagnostics are
     // shown sorted (tfdiags' Sort: warnings first, then by file and position).
     // EvaluateBlock stops at reference errors in a body, before decoding it: those resources are left out.
-    const errs = res.diagnostics.filter((d) => d.severity === 'error' && d.subject);
-    const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
-    const skip = (r: Resource) =>
-      errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
-    const all = [...res.diagnostics, ...(await resourceSchemaDiagnostics(res.module, providerFactory(io), skip))];
+    const all = [...res.diagnostics, ...(await resourceSchemaDiagnostics(res.module, providerFactory(io), referenceErrorSkip(res.diagnostics)))];
     const rank = (d: Diagnostic) => (d.severity === 'error' ? 1 : 0);
     all.sort((x, y) => {
       if (rank(x) !== rank(y)) return rank(x) - rank(y);

@@ -192,6 +192,19 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
   return out.map((d) => (d.source ? d : { ...d, source: 'provider' })).sort(byPosition);
 }
 
+/**
+ * The `skip` of the validate walk (ProviderValidationOptions.skip, index.ts resourceSchemaDiagnostics) after static
+ * checks that found errors: Terraform's EvaluateBlock stops at reference errors in a body before decoding it, so a
+ * resource with an error inside its body (not in its count or for_each) is left out. Undefined when no error has a
+ * place: nothing is left out.
+ */
+export function referenceErrorSkip(diags: readonly Diagnostic[]): ((r: Resource) => boolean) | undefined {
+  const errs = diags.filter((d) => d.severity === 'error' && d.subject);
+  if (!errs.length) return undefined;
+  const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
+  return (r) => errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
+}
+
 function byPosition(a: Diagnostic, b: Diagnostic): number {
   const x = a.subject;
   const y = b.subject;

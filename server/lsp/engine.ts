@@ -7,11 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
 import { ModuleAnalysis } from '../config/analysis';
-import type { Resource } from '../config/model';
 import { validateDirectory, type ValidateResult } from '../config/validate';
 import type { Diagnostic, Range } from '../diags/diagnostic';
 import { hasErrors, plainRange } from '../diags/diagnostic';
-import { providerValidationDiagnostics } from '../engine/validate';
+import { providerValidationDiagnostics, referenceErrorSkip } from '../engine/validate';
 import { startBuiltinProvider } from '../providers/builtin';
 import { missingProviderWarnings } from '../providers/resolve';
 import type { Provider } from '../providers/provider';
@@ -136,10 +135,7 @@ export function builtinProviders(fqn: string): Provider | undefined {
 export async function withProviderDiagnostics(dir: string, result: ValidateResult, contextFree = false): Promise<Diagnostic[]> {
   const mod = result.module;
   if (!mod || (hasErrors(result.diagnostics) && !result.walkErrorsOnly)) return result.diagnostics;
-  const errs = result.diagnostics.filter((d) => d.severity === 'error' && d.subject);
-  const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
-  const skip = (r: Resource) =>
-    errs.length > 0 && errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
+  const skip = referenceErrorSkip(result.diagnostics);
   // Provider binaries (worker threads with a pool, providers.ts) only for a real directory, not the single-file pass.
   const ps = analysisProviders(dir, builtinProviders, contextFree);
   const extra = await providerValidationDiagnostics(mod, { providers: ps.providers, cwd: dir, skip, throughDynamic: true, contextFree });
