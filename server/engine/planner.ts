@@ -1381,7 +1381,7 @@ export async function runPlan(opts: PlanOptions): Promise<PlanResult> {
  */
 export class PlanSession {
   private dependents: Map<string, string[]> | undefined;
-  /** Set once a replan failed or was interrupted: the walk's context no longer matches `plan`. */
+  /** Set once a replan failed: the walk's context no longer matches `plan`. */
   spent = false;
 
   constructor(
@@ -1437,12 +1437,13 @@ export class PlanSession {
   /**
    * Plans the nodes `order` (from `affected`) again, the ones in `changed` with their new Resource, and returns the
    * patched plan (also `this.plan`); `done` receives each re-planned node and its effects. Undefined when a node could
-   * not be re-planned to effects alone or `signal` aborted between nodes: the session is spent.
+   * not be re-planned to effects alone: the session is spent. It is not interrupted half-way (it plans a few
+   * resources; a caller wanting a newer patch waits for it).
    */
   async replan(
     order: readonly string[],
     changed: ReadonlyMap<string, Resource>,
-    opts: { signal?: AbortSignal; now?: () => Date; done?: (key: string, n: Extract<Node, { kind: 'resource' }>, effects: ResourceEffects) => void } = {},
+    done?: (key: string, n: Extract<Node, { kind: 'resource' }>, effects: ResourceEffects) => void,
   ): Promise<Plan | undefined> {
     if (this.spent) return undefined;
     const g = this.built.graph;
@@ -1452,7 +1453,6 @@ export class PlanSession {
     /** Effects before and after of the nodes planned again. */
     const replanned = new Map<string, { before: ResourceEffects; after: ResourceEffects }>();
     for (const k of order) {
-      if (opts.signal?.aborted) return undefined;
       const old = g.get(k) as Extract<Node, { kind: 'resource' }>;
       const r = changed.get(k);
       // A dependent is planned again only when something it reads of a node planned again reads differently.
@@ -1470,14 +1470,14 @@ export class PlanSession {
       }
       if (n !== old) g.add(k, n);
       replanned.set(k, { before: before!, after: out.effects });
-      opts.done?.(k, n, out.effects);
+      done?.(k, n, out.effects);
     }
     this.pl.dropChanges(dropped);
     const changes = this.plan.changes.map((c) => replaced.get(c) ?? c);
     const anyChange =
       changes.some((c) => c.action !== 'NoOp' || c.importing !== undefined || (c.prevRunAddr !== c.addr && instanceAddrString(c.prevRunAddr) !== instanceAddrString(c.addr))) ||
       this.plan.outputs.some((o) => o.action !== 'NoOp');
-    this.plan = { ...this.plan, changes, applyable: !this.plan.errored && anyChange, timestamp: rfc3339((opts.now ?? (() => new Date()))()) };
+    this.plan = { ...this.plan, changes, applyable: !this.plan.errored && anyChange, timestamp: rfc3339((this.pl.opts.now ?? (() => new Date()))()) };
     this.spent = false;
     this.replannedCount = replanned.size;
     return this.plan;

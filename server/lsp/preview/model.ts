@@ -331,20 +331,13 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   // (The reference hovers' index of the patched plan, made from the earlier plan's while it is at hand.)
   if (pt) currentChangesByGroup(plan, pt.plan);
   /** In a patch: what is presented again (a file shown or changed; unlocated entries). */
-  const scopes = new Map<string, boolean>();
-  const inScope = (abs: string | undefined) => {
-    if (!pt || abs === undefined) return true;
-    let v = scopes.get(abs);
-    if (v === undefined) scopes.set(abs, (v = pt.files.has(abs) || !only || only(abs)));
-    return v;
-  };
-  /** inScope of a configuration file by its display name (one answer per file: a file's blocks share the name). */
-  const scoped = new Map<string, boolean>();
-  const nameInScope = (filename: string) => {
-    let v = scoped.get(filename);
-    if (v === undefined) scoped.set(filename, (v = inScope(src.abs(filename))));
-    return v;
-  };
+  const fileInScope = remembered((abs: string) => !pt || pt.files.has(abs) || !only || only(abs));
+  const inScope = (abs: string | undefined) => abs === undefined || fileInScope(abs);
+  /** inScope of a configuration file by its display name. */
+  const nameInScope = remembered((filename: string) => inScope(src.abs(filename)));
+  /** In a patch, the indices of the changes that are new objects (re-planned). */
+  const newAt: number[] = [];
+  if (pt) for (let i = 0; i < plan.changes.length; i++) if (plan.changes[i] !== pt.plan.changes[i]) newAt.push(i);
   // In a patch, the indices of the entries presented again (their earlier entry's file is in scope, or they had none).
   let scope: number[] | undefined;
   if (pt) {
@@ -518,23 +511,18 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
       if (info !== pt.changes[i]) fresh!.add(info);
     };
     for (const i of scope!) put(i, infoAt(plan.changes[i], i, located.get(plan.changes[i]) ?? {}));
-    for (let i = 0; i < plan.changes.length; i++) {
-      const c = plan.changes[i];
-      if (c === pt.plan.changes[i] || inScope(pt.changes[i].file)) continue;
+    for (const i of newAt) {
       const p = pt.changes[i];
-      put(i, infoAt(c, i, { file: p.file, range: p.range }));
+      if (!inScope(p.file)) put(i, infoAt(plan.changes[i], i, { file: p.file, range: p.range }));
     }
   } else changes = plan.changes.map((c, i) => infoAt(c, i, located.get(c) ?? {}));
   let summary: PlanSummary;
   if (pt) {
     // The earlier summary, with the contributions of the changes that are new objects exchanged.
     summary = { ...pt.summary };
-    for (let i = 0; i < plan.changes.length; i++) {
-      const c = plan.changes[i];
-      const was = pt.plan.changes[i];
-      if (c === was) continue;
-      addSummary(summary, was, -1);
-      addSummary(summary, c, 1);
+    for (const i of newAt) {
+      addSummary(summary, pt.plan.changes[i], -1);
+      addSummary(summary, plan.changes[i], 1);
     }
   } else {
     const s = planSummary(plan);
@@ -543,6 +531,17 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   // (Patched entries keep their places and files: the earlier list's index is the new one's.)
   if (pt && !opts.filesOnly) changeIndexes.set(changes, changeIndexOf(pt.changes));
   return { summary, changes, files, ...(fresh ? { fresh } : {}) };
+}
+
+/** `f` with its answers kept per argument (a presentation asks the same of every block of a file). */
+function remembered<K, V>(f: (k: K) => V): (k: K) => V {
+  const answers = new Map<K, V>();
+  return (k) => {
+    if (answers.has(k)) return answers.get(k)!;
+    const v = f(k);
+    answers.set(k, v);
+    return v;
+  };
 }
 
 /**
@@ -830,13 +829,7 @@ export function referenceHovers(
   /** The files (absolute paths) whose hovers are made; all files when absent. */
   only?: (abs: string) => boolean,
 ): void {
-  const answers = new Map<string, boolean>();
-  const wanted = (filename: string) => {
-    if (!only) return true;
-    let v = answers.get(filename);
-    if (v === undefined) answers.set(filename, (v = only(src.abs(filename))));
-    return v;
-  };
+  const wanted = remembered((filename: string) => !only || only(src.abs(filename)));
   const byGroup = currentChangesByGroup(plan);
   // Root outputs: prior and planned value.
   for (const o of root.outputs.values()) {

@@ -541,7 +541,6 @@ export async function makePreview(
   let res: { plan: Plan; diagnostics: readonly Diagnostic[] } | undefined;
   let replayed = 0;
   let planned = 0;
-  let patchedKeys: number | undefined;
   /** The plan a patch patched, and the configuration files it found changed. */
   let patchedFrom: Plan | undefined;
   const changedPaths: string[] = [];
@@ -557,7 +556,7 @@ export async function makePreview(
     if (order) {
       ps.counting.current = counters;
       // Not interrupted half-way (a few resources): a newer preview waits for it and patches this one's result.
-      const run = ps.session.replan(order, changed!, { done: (k, n, effects) => memo.patched(k, n, ps.session.ctx, effects) });
+      const run = ps.session.replan(order, changed!, (k, n, effects) => memo.patched(k, n, ps.session.ctx, effects));
       sessionBusy.set(
         dir,
         run.then(
@@ -579,7 +578,6 @@ export async function makePreview(
       sessions.set(dir, ps);
       res = { plan: patched, diagnostics: patched.diagnostics ?? [] };
       planned = ps.session.replannedCount;
-      patchedKeys = ps.session.replannedCount;
       patchedFrom = before;
     } else await ps.close();
   }
@@ -682,7 +680,7 @@ export async function makePreview(
     files: [...p.files],
     paths,
     moduleDirs: childDirs(cfg.module),
-    stats: { durationMs: performance.now() - t0, ...counters, replayed, planned, stateRead, phases, ...(patchedKeys !== undefined ? { patched: patchedKeys } : {}) },
+    stats: { durationMs: performance.now() - t0, ...counters, replayed, planned, stateRead, phases, ...(patchedFrom ? { patched: planned } : {}) },
   };
 }
 
