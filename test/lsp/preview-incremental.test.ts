@@ -83,11 +83,21 @@ function shown(p: PreviewData): unknown {
   return { complete: p.complete, summary: p.summary, changes: p.changes, diagnostics: p.diagnostics, lsp: p.lspDiagnostics, files: p.files, modules: p.moduleDirs };
 }
 
-test('preview: incremental previews after random edits equal fresh full previews', async () => {
+/** Runs `fn` in a new temporary directory (tree-sitter ready), then forgets the previews' caches and removes it. */
+async function inPreviewDir(name: string, fn: (dir: string) => Promise<void>): Promise<void> {
   await initParser();
-  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-incr-'));
-  const io = { cwd: dir, env: process.env, stdin: async () => '', stdout: () => undefined, stderr: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), `foresight-preview-${name}-`));
   try {
+    await fn(dir);
+  } finally {
+    resetPreviewCaches();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('preview: incremental previews after random edits equal fresh full previews', () =>
+  inPreviewDir('incr', async (dir) => {
+    const io = { cwd: dir, env: process.env, stdin: async () => '', stdout: () => undefined, stderr: () => undefined };
     const random = rng(Number(process.env.FORESIGHT_PREVIEW_SEED ?? 7));
     const files: Res[][] = [0, 1, 2].map((f) => Array.from({ length: 6 }, (_, i) => ({ name: `r${f}_${i}`, value: `v${f}${i}`, ...(i > 0 ? { ref: `r${f}_${i - 1}` } : {}) })));
     const variables = (env: string) => `variable "env" {\n  type    = string\n  default = "${env}"\n}\n`;
@@ -165,17 +175,11 @@ test('preview: incremental previews after random edits equal fresh full previews
     assert.equal(checked, 30);
     assert.ok(replayedSeen > 0, 'the incremental previews replayed nothing');
     assert.ok(patchedSeen > 0, 'no incremental preview patched the kept plan');
-  } finally {
-    resetPreviewCaches();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('preview: a patch plans again only the dependents whose references read differently', async () => {
-  await initParser();
-  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-patch-'));
-  const io = { cwd: dir, env: process.env, stdin: async () => '', stdout: () => undefined, stderr: () => undefined };
-  try {
+test('preview: a patch plans again only the dependents whose references read differently', () =>
+  inPreviewDir('patch', async (dir) => {
+    const io = { cwd: dir, env: process.env, stdin: async () => '', stdout: () => undefined, stderr: () => undefined };
     // a ← b (reads a's output) ← c (reads b's input); d reads a's input.
     const text = (v: string) =>
       `resource "terraform_data" "a" {\n  input = "${v}"\n}\n` +
@@ -203,16 +207,10 @@ test('preview: a patch plans again only the dependents whose references read dif
     await step('v1', 4, { 'terraform_data.a': 'update', 'terraform_data.b': 'update', 'terraform_data.c': 'update', 'terraform_data.d': 'update' });
     // Again: a's output is still unknown, so b reads the same and c with it; d reads a's input, which changed.
     await step('v2', 2, { 'terraform_data.a': 'update', 'terraform_data.b': 'update', 'terraform_data.c': 'update', 'terraform_data.d': 'update' });
-  } finally {
-    resetPreviewCaches();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('preview: with values from terraform.tfvars, an edit is a patch; a changed terraform.tfvars makes a full plan', async () => {
-  await initParser();
-  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-tfvars-'));
-  try {
+test('preview: with values from terraform.tfvars, an edit is a patch; a changed terraform.tfvars makes a full plan', () =>
+  inPreviewDir('tfvars', async (dir) => {
     writeFileSync(join(dir, 'variables.tf'), 'variable "n" {\n  type = number\n}\nvariable "tags" {\n  type = map(string)\n}\n');
     writeFileSync(join(dir, 'terraform.tfvars'), 'n    = 2\ntags = { a = "b" }\n');
     const path = join(dir, 'main.tf');
@@ -226,16 +224,10 @@ test('preview: with values from terraform.tfvars, an edit is a patch; a changed 
     writeFileSync(join(dir, 'terraform.tfvars'), 'n    = 3\ntags = { a = "b" }\n');
     const full = await makePreview(dir, overlays, {}, [], undefined, [path]);
     assert.deepEqual([full.complete, full.summary.add, full.stats.patched], [true, 3, undefined]);
-  } finally {
-    resetPreviewCaches();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('preview: beside an analysis (its file cache shared), interrupted by an analysis request and made again', async () => {
-  await initParser();
-  const dir = mkdtempSync(join(tmpdir(), 'foresight-preview-interrupt-'));
-  try {
+test('preview: beside an analysis (its file cache shared), interrupted by an analysis request and made again', () =>
+  inPreviewDir('interrupt', async (dir) => {
     writeFileSync(join(dir, 'variables.tf'), 'variable "env" {\n  default = "dev"\n}\n');
     for (let f = 0; f < 10; f++) {
       const rs: Res[] = [];
@@ -259,11 +251,7 @@ test('preview: beside an analysis (its file cache shared), interrupted by an ana
     resetPreviewCaches();
     const own = await makePreview(dir, new Map(), {});
     assert.deepEqual(shown(again), shown(own));
-  } finally {
-    resetPreviewCaches();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
 test('preview: a resource hover is rendered on request, also while a syntax error keeps the last preview shown', async () => {
   const text = 'resource "terraform_data" "a" {\n  input = "one"\n}\n';
