@@ -6,8 +6,9 @@
  * `--max-semi-space-size=2`: the main thread's young generation (two semi-spaces of at most 2 MB). Under Node's
  * default V8 grew the main thread's new space to about 32 MB and kept it committed; the main thread allocates little
  * that lives long (documents, the editing features' index, the preview's presentation), and measured on the
- * language server bench its latencies do not change. A worker's young generation is set where it is created
- * (analysisWorker.ts).
+ * language server bench its latencies do not change. V8 applies the flag to every thread of the process, the
+ * analysis worker's too (it takes precedence over the worker's own resource limit, analysisSpawn.ts
+ * YOUNG_GENERATION_MB).
  */
 export const SERVER_EXEC_ARGV: readonly string[] = ['--max-semi-space-size=2'];
 
