@@ -32,8 +32,31 @@ export interface Scope {
   funcCtx: FuncContext;
 }
 
+/** A context's variables by root name: a Map, or a `for` iteration's one or two names (ForBindings). */
+export interface Bindings {
+  get(name: string): Value | undefined;
+}
+
+/**
+ * The key and value variables of one iteration of a `for` expression, without a Map per iteration: with those, and
+ * the object result's two maps made for every `for`, `for` expressions allocated 12 MB of the 584 MB the bench's
+ * cold validate and evaluation of 5,000 resources (about 40,000 iterations) allocate.
+ */
+class ForBindings implements Bindings {
+  constructor(
+    private readonly keyName: string | undefined,
+    private readonly key: Value,
+    private readonly valName: string,
+    private readonly val: Value,
+  ) {}
+  get(name: string): Value | undefined {
+    // As Map.set in order: the value variable wins when both have the same name.
+    return name === this.valName ? this.val : name === this.keyName ? this.key : undefined;
+  }
+}
+
 export interface EvalContext {
-  variables: ReadonlyMap<string, Value>;
+  variables: Bindings;
   funcCtx: FuncContext;
   parent?: EvalContext;
   /** Set when type() was called (the console checks it is only used at the top level). */
@@ -768,12 +791,7 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
     );
     return { value: Value.unknown(), diagnostics: ds };
   }
-  const child = (kv: Value, vv: Value): EvalContext => {
-    const vars = new Map<string, Value>();
-    if (e.keyVar) vars.set(e.keyVar, kv);
-    vars.set(e.valVar, vv);
-    return { variables: vars, funcCtx: ctx.funcCtx, parent: ctx, typeFnUsed: ctx.typeFnUsed };
-  };
+  const child = (kv: Value, vv: Value): EvalContext => ({ variables: new ForBindings(e.keyVar, kv, e.valVar, vv), funcCtx: ctx.funcCtx, parent: ctx, typeFnUsed: ctx.typeFnUsed });
   // An early check of the condition with unknown iteration values catches wrongly-typed conditions once.
   if (e.cond) {
     const cc = child(Value.unknown(), Value.unknown());
@@ -802,8 +820,9 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
   }
   const isObject = e.keyExpr !== undefined;
   const tupleOut: Value[] = [];
-  const objOut = new Map<string, Value>();
-  const groups = new Map<string, Value[]>();
+  // An object result's maps, made only for a `for` that builds an object (most build a tuple).
+  let objOut: Map<string, Value> | undefined;
+  let groups: Map<string, Value[]> | undefined;
   let known = true;
   for (const [kv, vv] of pairs) {
     const inner = child(kv, vv);
@@ -857,10 +876,10 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
       ds.push(...vr.diagnostics);
       const name = ks.value.str;
       if (e.group) {
-        const g = groups.get(name);
+        const g = (groups ??= new Map()).get(name);
         if (g) g.push(vr.value);
         else groups.set(name, [vr.value]);
-      } else if (objOut.has(name)) {
+      } else if ((objOut ??= new Map()).has(name)) {
         ds.push(
           annotate(
             diag(
@@ -884,10 +903,10 @@ function evalFor(e: Extract<Expr, { kind: 'for' }>, ctx: EvalContext): Result {
   if (!isObject) return { value: Value.tuple(tupleOut).markWith(marks), diagnostics: ds };
   if (e.group) {
     const m = new Map<string, Value>();
-    for (const [k2, vs] of groups) m.set(k2, Value.tuple(vs));
+    for (const [k2, vs] of groups ?? []) m.set(k2, Value.tuple(vs));
     return { value: Value.object(m).markWith(marks), diagnostics: ds };
   }
-  return { value: Value.object(objOut).markWith(marks), diagnostics: ds };
+  return { value: Value.object(objOut ?? new Map()).markWith(marks), diagnostics: ds };
 }
 
 /** True when the value holds a type() result anywhere. */
