@@ -118,3 +118,16 @@ test('error diagnostics carry the values of the references involved, as terrafor
   const undeclared = evaluate(parseExpression('local.x', 'main.tf').expr!, sc).diagnostics[0];
   assert.equal(undeclared.detail, 'A local value with the name "x" has not been declared. Did you mean "y"?');
 });
+
+test('for expressions bind their iteration variables: the value name wins over a same-named key, inner names shadow outer ones', () => {
+  // As terraform console prints them (Terraform 1.11.4: `[for k, k in ["a","b"] : k]` is ["a", "b"]).
+  assert.equal(ev('[for k, k in ["a", "b"] : k]').text, ev('["a", "b"]').text);
+  assert.equal(ev('[for x in [1, 2] : [for x in [x * 10] : x]]').text, ev('[[10], [20]]').text);
+  // Names the iteration does not bind come from the enclosing scope (here a local value and count.index).
+  assert.equal(ev('[for x in local.l : x + count.index]').text, ev('[4, 5]').text);
+  assert.equal(ev('[for i, x in ["a", "b"] : "${i}${x}" if i > 0]').text, ev('["1b"]').text);
+  assert.equal(ev('{ for k, v in { a = 1, b = 2 } : v => k }').text, ev('{ "1" = "a", "2" = "b" }').text);
+  assert.equal(ev('{ for s in ["a", "b", "a"] : s => s... }').text, ev('{ a = ["a", "a"], b = ["b"] }').text);
+  assert.equal(ev('{ for s in [] : s => s }').text, ev('{}').text);
+  assert.deepEqual(ev('{ for s in ["a", "a"] : s => s }').summaries, ['Duplicate object key']);
+});
