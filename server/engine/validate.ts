@@ -21,7 +21,7 @@
 // (structure only, for plans stopped early).
 
 import type { Diagnostic, Range } from '../diags/diagnostic';
-import { error, hasErrors } from '../diags/diagnostic';
+import { error, hasErrors, rangeWithin } from '../diags/diagnostic';
 import { parseFullyQualified, providerForDisplay, providerString } from '../addrs/provider';
 import { providerForLocalName } from '../providers/resolve';
 import type { Body, Expression } from '../config/hclbody';
@@ -201,7 +201,7 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
 export function referenceErrorSkip(diags: readonly Diagnostic[]): ((r: Resource) => boolean) | undefined {
   const errs = diags.filter((d) => d.severity === 'error' && d.subject);
   if (!errs.length) return undefined;
-  const inside = (r: Range, x: Range) => r.filename === x.filename && r.start.byte <= x.start.byte && x.end.byte <= r.end.byte;
+  const inside = (outer: Range, x: Range) => outer.filename === x.filename && rangeWithin(x, outer);
   return (r) => errs.some((d) => inside(r.config.range, d.subject!) && ![r.count, r.forEach].some((e) => e && inside(e.range, d.subject!)));
 }
 
