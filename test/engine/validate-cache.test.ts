@@ -71,3 +71,56 @@ test('an edit re-validates only the bodies that can read something different', a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// The walk also reuses results by resource position (ValidateRun): a variable that becomes sensitive in another
+// file, or a local name that comes to mean another provider, must still validate the bodies again.
+test('results reused by position follow sensitivity and provider changes made in other files', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-validate-run-'));
+  const real = startBuiltinProvider(RANDOM)!;
+  let calls = 0;
+  const counting: Provider = Object.create(real, {
+    validateResourceConfig: {
+      value: (req: Parameters<Provider['validateResourceConfig']>[0]) => {
+        calls++;
+        return real.validateResourceConfig(req);
+      },
+    },
+  });
+  // The same provider under a second address: a local name that comes to mean it is another provider to the walk.
+  const OTHER = 'registry.terraform.io/example/random';
+  const providers = (fqn: string) => (fqn === RANDOM || fqn === OTHER ? counting : undefined);
+  const vars = join(dir, 'vars.tf');
+  const main = join(dir, 'main.tf');
+  const varsText = (sensitive: boolean) => `variable "n" {\n  type    = number\n  default = 8\n${sensitive ? '  sensitive = true\n' : ''}}\n`;
+  const providerText = (source: string) => `terraform {\n  required_providers {\n    random = {\n      source = "${source}"\n    }\n  }\n}\n`;
+  writeFileSync(vars, varsText(false));
+  writeFileSync(main, `resource "random_string" "a" {\n  length = var.n\n}\n\nresource "random_string" "b" {\n  length = 4\n}\n`);
+  writeFileSync(join(dir, 'providers.tf'), providerText('hashicorp/random'));
+  const a = new ModuleAnalysis(dir);
+  const validate = async () => {
+    const r = await a.analyze();
+    assert.deepEqual(r.diagnostics, []);
+    calls = 0;
+    const diags = await providerValidationDiagnostics(r.module!, { providers, cwd: dir });
+    return { calls, diags: diags.length };
+  };
+  try {
+    assert.deepEqual(await validate(), { calls: 2, diags: 0 });
+    assert.deepEqual(await validate(), { calls: 0, diags: 0 }, 'nothing changed');
+    // var.n becomes sensitive: the body reading it has another cache key; the other body does not read it.
+    await a.update(vars, varsText(true));
+    assert.deepEqual(await validate(), { calls: 1, diags: 0 });
+    assert.deepEqual(await validate(), { calls: 0, diags: 0 }, 'nothing changed');
+    // `random` now names another provider address: both bodies are validated by it.
+    await a.update(join(dir, 'providers.tf'), providerText('example/random'));
+    assert.deepEqual(await validate(), { calls: 2, diags: 0 });
+    assert.deepEqual(await validate(), { calls: 0, diags: 0 }, 'nothing changed');
+    // And back.
+    await a.update(join(dir, 'providers.tf'), providerText('hashicorp/random'));
+    assert.deepEqual(await validate(), { calls: 2, diags: 0 });
+  } finally {
+    a.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
