@@ -218,8 +218,10 @@ export class DiagnosticsScheduler {
     clearTimeout(st.timer);
     st.timer = setTimeout(() => {
       st.timer = undefined;
-      this.fastSyntax(st);
+      // The analysis request first: the worker starts on it while this thread re-parses the edited documents for
+      // the syntax fast path (their trees follow the edits lazily, documents.ts).
       this.start(dir);
+      this.fastSyntax(st);
     }, delay);
   }
 

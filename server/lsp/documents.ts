@@ -3,8 +3,9 @@
 // Contract: the client owns the text of an open document; this store applies the client's changes in order
 // and never reads an open document from disk. A document's syntax tree is built on first use (parsing is
 // the costly part and analysis happens elsewhere: opening a huge document must not stall the server) and
-// from then on is re-parsed incrementally with each change (syntax/document.ts). The tree lives on the
-// WebAssembly heap, so a document must be disposed when it closes (OpenDocuments.close does it).
+// from then on is re-parsed incrementally (syntax/document.ts) with the changes made since, when next used.
+// The tree lives on the WebAssembly heap, so a document must be disposed when it closes (OpenDocuments.close
+// does it).
 
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +16,17 @@ import type { Tree } from '../syntax/treesitter';
 import type { Diagnostic } from '../diags/diagnostic';
 import { LineIndex } from './convert';
 
+/** Changes kept for a tree before it is dropped instead (OpenDocument.update). */
+const MAX_PENDING = 256;
+
 export class OpenDocument {
   private doc: TextDocument;
   private parsed: ParsedDocument | undefined;
+  /**
+   * Changes made to the text since the tree was last brought up to date, in order: the tree follows them when it
+   * is next used (parsed()), not in didChange, so that an edit's analysis request leaves before the re-parse.
+   */
+  private pending: TextDocumentContentChangeEvent[] = [];
   private index: LineIndex | undefined;
 
   /** Absolute file-system path, or undefined for a non-file URI (such documents get no directory analysis). */
@@ -55,23 +64,20 @@ export class OpenDocument {
 
   /** The syntax tree of the current text, parsed on first use; owned by this document, valid until the next change. */
   get tree(): Tree {
-    this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text);
-    return this.parsed.tree;
+    return this.upToDate().tree;
   }
 
   /** HCL syntax diagnostics of the current text (from the incrementally maintained tree). */
   syntaxDiagnostics(): Diagnostic[] {
-    this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text);
-    return this.parsed.diagnostics();
+    return this.upToDate().diagnostics();
   }
 
-  /** Applies the client's changes (full or incremental, in order) and moves to `version`. */
-  update(changes: TextDocumentContentChangeEvent[], version: number): void {
-    this.doc = TextDocument.update(this.doc, changes, version);
-    this.index = undefined;
-    this.edited = true;
-    const parsed = this.parsed;
-    if (!parsed) return;
+  /** The parsed document of the current text: built, or re-parsed incrementally with the pending changes. */
+  private upToDate(): ParsedDocument {
+    const parsed = (this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text));
+    if (this.pending.length === 0) return parsed;
+    const changes = this.pending;
+    this.pending = [];
     let ranged: TextChange[] = [];
     const flush = () => {
       if (ranged.length) parsed.applyChanges(ranged);
@@ -87,11 +93,26 @@ export class OpenDocument {
     flush();
     // Out-of-range positions are clamped differently by the two; the text store is the reference.
     if (parsed.text !== this.text) parsed.setText(this.text);
+    return parsed;
+  }
+
+  /** Applies the client's changes (full or incremental, in order) and moves to `version`. */
+  update(changes: TextDocumentContentChangeEvent[], version: number): void {
+    this.doc = TextDocument.update(this.doc, changes, version);
+    this.index = undefined;
+    this.edited = true;
+    // A document without a tree gets one from its text when first needed.
+    if (!this.parsed) return;
+    for (const ch of changes) this.pending.push(ch);
+    // A tree nothing has asked for in many edits (pull diagnostics, no feature using it) is dropped rather than
+    // left to keep every change: it is parsed again from the text when next used.
+    if (this.pending.length > MAX_PENDING) this.dispose();
   }
 
   dispose(): void {
     this.parsed?.dispose();
     this.parsed = undefined;
+    this.pending = [];
   }
 }
 
