@@ -458,8 +458,13 @@ class Planner {
 
   /** Removes changes from the walk's list (after replanResource). */
   dropChanges(dropped: ReadonlySet<ResourceInstanceChange>): void {
+    if (dropped.size === 0) return;
+    // A patch drops a few changes of thousands: compared by identity against a short list, the changes are not
+    // read (a set lookup hashes each object, reading it; 13,750 of them were 0.5 ms of each preview patch).
+    const few = dropped.size <= 8 ? [...dropped] : undefined;
+    const has = few ? (c: ResourceInstanceChange) => few.includes(c) : (c: ResourceInstanceChange) => dropped.has(c);
     let j = 0;
-    for (let i = 0; i < this.changes.length; i++) if (!dropped.has(this.changes[i])) this.changes[j++] = this.changes[i];
+    for (let i = 0; i < this.changes.length; i++) if (!has(this.changes[i])) this.changes[j++] = this.changes[i];
     this.changes.length = j;
   }
 
@@ -1473,7 +1478,11 @@ export class PlanSession {
       done?.(k, n, out.effects);
     }
     this.pl.dropChanges(dropped);
-    const changes = this.plan.changes.map((c) => replaced.get(c) ?? c);
+    // (As in dropChanges: a few replaced changes are looked for by identity, without reading every change.)
+    const olds = replaced.size <= 8 ? [...replaced.keys()] : undefined;
+    const changes = olds
+      ? this.plan.changes.map((c) => (olds.includes(c) ? replaced.get(c)! : c))
+      : this.plan.changes.map((c) => replaced.get(c) ?? c);
     const anyChange =
       changes.some((c) => c.action !== 'NoOp' || c.importing !== undefined || (c.prevRunAddr !== c.addr && instanceAddrString(c.prevRunAddr) !== instanceAddrString(c.addr))) ||
       this.plan.outputs.some((o) => o.action !== 'NoOp');

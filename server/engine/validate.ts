@@ -177,13 +177,15 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
     const infos = new Array<BodyInfo | undefined>(rs.length);
     const localOf = (r: Resource, info: BodyInfo) => (info.local ??= resourceProviderLocal(r).local);
     const locals = new Set<string>();
+    let lastLocal: string | undefined;
     for (let i = 0; i < rs.length; i++) {
       const r = rs[i];
       let local: string;
       if (prev && prev.resources[i] === r) local = prev.locals[i];
       else local = localOf(r, (infos[i] = bodyInfo(r.config)));
       run.locals[i] = local;
-      locals.add(local);
+      // (Resources mostly name the same provider as the one before: no set operation for those.)
+      if (local !== lastLocal) locals.add((lastLocal = local));
     }
     /** Per provider, the start of its resources' cache keys. */
     const bases = new Map<string, string>();
