@@ -17,16 +17,18 @@ import type { Diagnostic } from '../diags/diagnostic';
 import { LineIndex } from './convert';
 
 /** Changes kept for a tree before it is dropped instead (OpenDocument.update). */
-const MAX_PENDING = 256;
+const MAX_PENDING = 64;
 
 export class OpenDocument {
   private doc: TextDocument;
   private parsed: ParsedDocument | undefined;
   /**
-   * Changes made to the text since the tree was last brought up to date, in order: the tree follows them when it
-   * is next used (parsed()), not in didChange, so that an edit's analysis request leaves before the re-parse.
+   * Ranged changes made to the text since the tree was last brought up to date, in order: the tree follows them
+   * when it is next used (upToDate), not in didChange, so that an edit's analysis request leaves before the re-parse.
    */
-  private pending: TextDocumentContentChangeEvent[] = [];
+  private pending: TextChange[] = [];
+  /** A whole-text change came since: the tree is then parsed again from the current text (pending is empty). */
+  private reset = false;
   private index: LineIndex | undefined;
 
   /** Absolute file-system path, or undefined for a non-file URI (such documents get no directory analysis). */
@@ -75,22 +77,10 @@ export class OpenDocument {
   /** The parsed document of the current text: built, or re-parsed incrementally with the pending changes. */
   private upToDate(): ParsedDocument {
     const parsed = (this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text));
-    if (this.pending.length === 0) return parsed;
-    const changes = this.pending;
+    if (this.reset) parsed.setText(this.text);
+    else if (this.pending.length) parsed.applyChanges(this.pending);
     this.pending = [];
-    let ranged: TextChange[] = [];
-    const flush = () => {
-      if (ranged.length) parsed.applyChanges(ranged);
-      ranged = [];
-    };
-    for (const ch of changes) {
-      if ('range' in ch) ranged.push({ range: ch.range, text: ch.text });
-      else {
-        flush();
-        parsed.setText(ch.text);
-      }
-    }
-    flush();
+    this.reset = false;
     // Out-of-range positions are clamped differently by the two; the text store is the reference.
     if (parsed.text !== this.text) parsed.setText(this.text);
     return parsed;
@@ -103,7 +93,14 @@ export class OpenDocument {
     this.edited = true;
     // A document without a tree gets one from its text when first needed.
     if (!this.parsed) return;
-    for (const ch of changes) this.pending.push(ch);
+    for (const ch of changes) {
+      if (!('range' in ch)) {
+        // A whole text: what came before it no longer matters, nor (for the tree) what comes after it until the
+        // tree is used: it is parsed from the text then. No text is kept here.
+        this.reset = true;
+        this.pending = [];
+      } else if (!this.reset) this.pending.push({ range: ch.range, text: ch.text });
+    }
     // A tree nothing has asked for in many edits (pull diagnostics, no feature using it) is dropped rather than
     // left to keep every change: it is parsed again from the text when next used.
     if (this.pending.length > MAX_PENDING) this.dispose();
@@ -113,6 +110,7 @@ export class OpenDocument {
     this.parsed?.dispose();
     this.parsed = undefined;
     this.pending = [];
+    this.reset = false;
   }
 }
 

@@ -76,7 +76,7 @@ test('a tree unused through many changes is dropped, and parsed again from the t
     assert.equal(doc.hasTree, true);
     let version = 1;
     for (let k = 0; k < 300; k++) doc.update([{ range: { start: { line: 1, character: 12 }, end: { line: 1, character: 12 } }, text: 'x' }], ++version);
-    assert.equal(doc.hasTree, false, 'dropped rather than kept with 300 pending changes');
+    assert.equal(doc.hasTree, false, 'dropped rather than kept with 300 pending changes (the limit is 64)');
     assert.deepEqual({ tree: doc.tree.rootNode.toString(), diags: JSON.stringify(doc.syntaxDiagnostics()) }, expected(doc.text));
   } finally {
     doc.dispose();
