@@ -194,8 +194,8 @@ export function resourceKey(r: { mode: 'managed' | 'data'; type: string; name: s
  * The module's resources and check-block data sources by resourceKey (the first declared wins), built once per
  * Module object: lookups by address are constant time. A Module is not mutated after loading.
  */
-const lookups = new WeakMap<Module, { all: Map<string, Resource>; resources: Map<string, Resource> }>();
-export function resourceLookup(mod: Module): { all: Map<string, Resource>; resources: Map<string, Resource> } {
+const lookups = new WeakMap<Module, { all: ReadonlyMap<string, Resource>; resources: ReadonlyMap<string, Resource> }>();
+export function resourceLookup(mod: Module): { all: ReadonlyMap<string, Resource>; resources: ReadonlyMap<string, Resource> } {
   let l = lookups.get(mod);
   if (!l) {
     const resources = new Map<string, Resource>();
@@ -212,14 +212,18 @@ export function resourceLookup(mod: Module): { all: Map<string, Resource>; resou
  * Gives resourceLookup the map of `mod.resources` by resourceKey that loading built anyway (its duplicate
  * check keeps the first declared), instead of building it again. `resources` is not changed afterwards.
  */
-export function primeResourceLookup(mod: Module, resources: Map<string, Resource>): { all: Map<string, Resource>; resources: Map<string, Resource> } {
-  let all = resources;
+export function primeResourceLookup(
+  mod: Module,
+  resources: ReadonlyMap<string, Resource>,
+): { all: ReadonlyMap<string, Resource>; resources: ReadonlyMap<string, Resource> } {
+  let all: ReadonlyMap<string, Resource> = resources;
   for (const c of mod.checks)
     for (const r of c.data) {
       const k = resourceKey(r);
       if (all.has(k)) continue;
-      if (all === resources) all = new Map(resources);
-      all.set(k, r);
+      const own: Map<string, Resource> = all === resources ? new Map(resources) : (all as Map<string, Resource>);
+      own.set(k, r);
+      all = own;
     }
   const l = { all, resources };
   lookups.set(mod, l);
