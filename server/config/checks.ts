@@ -12,7 +12,7 @@ import { NONE as EMPTY } from '../lang/ast';
 import { references } from '../lang/parse';
 import type { Expression, Reference } from './hclbody';
 import { toReference as bodyReference } from './hclbody';
-import type { Module, Resource } from './model';
+import type { Local, Module, Resource } from './model';
 import { resourceKey, resourceLookup } from './model';
 import { nameSuggestion } from './load';
 import { moduleProviderConfigDiagnostics } from '../providers/resolve';
@@ -320,6 +320,19 @@ function sameDeclarations(st: DeclState, mod: Module, lookup: ReturnType<typeof 
   if (h[i++] !== '') return false;
   for (const m of mod.moduleCalls.values()) if (h[i++] !== moduleCallSignature(m)) return false;
   if (i !== h.length || lookup.all.size !== st.keys.length) return false;
+  // Without check-block data sources or duplicates, the lookup lists the module's resources in their order: they are
+  // compared by position, and only one that is another object (of an edited file) is read.
+  const rs = mod.resources;
+  if (lookup.all === lookup.resources && rs.length === st.keys.length) {
+    for (let k = 0; k < rs.length; k++) {
+      const r = rs[k];
+      if (st.objs[k] === r) continue;
+      const key = resourceKey(r);
+      if (st.keys[k] !== key || st.flags[k] !== declFlags(lookup, key, r)) return false;
+      st.objs[k] = r;
+    }
+    return true;
+  }
   // Values and keys side by side, without an entry array per declaration.
   const keys = lookup.all.keys();
   i = 0;
@@ -512,7 +525,17 @@ interface ResourceRun {
 }
 
 /** The graph each module (by directory and path) was last checked with, the cycle found in it, and its resources. */
-const lastGraphs = new Map<string, { graph: RefGraph; cycle: string[] | undefined; run?: ResourceRun }>();
+const lastGraphs = new Map<string, { graph: RefGraph; cycle: string[] | undefined; run?: ResourceRun; locals?: LocalRun }>();
+
+/** The local values of a module as its previous check met them, by position (as ResourceRun for resources). */
+interface LocalRun {
+  sig: number;
+  list: Local[];
+  checks: ExprCheck[];
+  nodes: Int32Array;
+  /** Whether the check has diagnostics (1) and targets (2). */
+  flags: Uint8Array;
+}
 
 /** Runs reference checks and cycle detection over a module and its loaded children. */
 export function checkModule(mod: Module): Diagnostic[] {
@@ -547,10 +570,44 @@ export function checkModule(mod: Module): Diagnostic[] {
   for (const v of mod.variables.values()) {
     for (const val of v.validations) visit(undefined, [val.condition, val.errorMessage], NONE);
   }
+  // Local values by position, as resources below (LocalRun): the same object at the same position under the same
+  // declarations has its check and graph node from the previous check, without a look-up or a node name built.
+  const prevLocals = last?.locals;
+  if (last) last.locals = undefined;
+  const sameLocals = prevLocals && prevLocals.sig === sig ? prevLocals : undefined;
+  const nl = mod.locals.size;
+  const localRun: LocalRun =
+    prevLocals && prevLocals.list.length === nl
+      ? prevLocals
+      : { sig, list: new Array<Local>(nl), checks: new Array<ExprCheck>(nl), nodes: new Int32Array(nl), flags: new Uint8Array(nl) };
+  let li = 0;
   for (const l of mod.locals.values()) {
-    const from = `local.${l.name}`;
-    visitOne(from, graph.node(from), l.expr, NONE, '');
+    const k = li++;
+    if (sameLocals !== undefined && sameLocals.list[k] === l) {
+      const f = sameLocals.flags[k];
+      const c = sameLocals.checks[k];
+      if (f & 1) for (const d of c.diags) diags.push(d);
+      const node = graph.followNode(sameLocals.nodes[k]) ?? graph.node(`local.${l.name}`);
+      // (A local value's references to itself are edges: a cycle.)
+      if (f & 2) graph.edges(node, c.targets);
+      localRun.nodes[k] = node;
+      if (localRun !== sameLocals) {
+        localRun.list[k] = l;
+        localRun.checks[k] = c;
+        localRun.flags[k] = f;
+      }
+      continue;
+    }
+    const node = graph.node(`local.${l.name}`);
+    const c = exprCheck(mod, sig, l.expr, NONE, '');
+    for (let i = 0; i < c.diags.length; i++) diags.push(c.diags[i]);
+    if (c.targets.length) graph.edges(node, c.targets);
+    localRun.list[k] = l;
+    localRun.checks[k] = c;
+    localRun.nodes[k] = node;
+    localRun.flags[k] = (c.diags.length ? 1 : 0) | (c.targets.length ? 2 : 0);
   }
+  localRun.sig = sig;
   // The previous run's arrays are reused in place (each position is read before it is written); taken out of the
   // entry until this check completes, so that a check that throws leaves none behind half written.
   const rs = mod.resources;
@@ -624,11 +681,12 @@ export function checkModule(mod: Module): Diagnostic[] {
   if (last && graph.sameAsPrev()) {
     cyc = last.cycle;
     last.run = run;
+    last.locals = localRun;
   } else {
     graph.settle();
     cyc = findCycle(graph);
     if (!last && lastGraphs.size >= 64) lastGraphs.clear();
-    lastGraphs.set(at, { graph, cycle: cyc, run });
+    lastGraphs.set(at, { graph, cycle: cyc, run, locals: localRun });
   }
   if (cyc) return [error(`Cycle: ${cyc.map(nodeName).join(', ')}`)];
   for (const m of mod.moduleCalls.values()) if (m.module) diags.push(...checkModule(m.module));

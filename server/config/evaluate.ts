@@ -540,31 +540,57 @@ export function checkRepetition(mod: Module, cwd: string): Diagnostic[] {
  */
 function repetitionEnv(m: Module, at: string): number {
   const last = repetitionEnvs.get(at);
-  if (last && sameEnv(last.items, m)) return last.id;
+  if (last && sameEnv(last, m)) return last.id;
   const items: string[] = [];
-  for (const v of m.variables.values()) items.push(v.name, v.typeExpr?.text ?? '', v.sensitive ? 's' : '');
-  for (const l of m.locals.values()) items.push(l.name, l.expr.text);
+  const objs: object[] = [];
+  for (const v of m.variables.values()) {
+    items.push(v.name, v.typeExpr?.text ?? '', v.sensitive ? 's' : '');
+    objs.push(v);
+  }
+  for (const l of m.locals.values()) {
+    items.push(l.name, l.expr.text);
+    objs.push(l);
+  }
   if (!last && repetitionEnvs.size >= 64) repetitionEnvs.clear();
   const id = ++lastRepetitionEnv;
-  repetitionEnvs.set(at, { id, items });
+  repetitionEnvs.set(at, { id, items, objs });
   return id;
 }
 
-/** Whether `items` (repetitionEnv's list) describes the module's variables and locals, compared in place. */
-function sameEnv(items: readonly string[], m: Module): boolean {
+/**
+ * Whether `env.items` (repetitionEnv's list) describes the module's variables and locals, compared in place. A
+ * declaration that is the object the items were taken from is not read (an edit re-creates only its file's).
+ */
+function sameEnv(env: RepetitionEnv, m: Module): boolean {
+  const items = env.items;
   if (items.length !== 3 * m.variables.size + 2 * m.locals.size) return false;
   let i = 0;
+  let k = 0;
   for (const v of m.variables.values()) {
-    if (items[i] !== v.name || items[i + 1] !== (v.typeExpr?.text ?? '') || items[i + 2] !== (v.sensitive ? 's' : '')) return false;
+    if (env.objs[k] !== v) {
+      if (items[i] !== v.name || items[i + 1] !== (v.typeExpr?.text ?? '') || items[i + 2] !== (v.sensitive ? 's' : '')) return false;
+      env.objs[k] = v;
+    }
     i += 3;
+    k++;
   }
   for (const l of m.locals.values()) {
-    if (items[i] !== l.name || items[i + 1] !== l.expr.text) return false;
+    if (env.objs[k] !== l) {
+      if (items[i] !== l.name || items[i + 1] !== l.expr.text) return false;
+      env.objs[k] = l;
+    }
     i += 2;
+    k++;
   }
   return true;
 }
-const repetitionEnvs = new Map<string, { id: number; items: string[] }>();
+interface RepetitionEnv {
+  id: number;
+  items: string[];
+  /** The declaration each part of `items` was last found to describe (a Variable or a Local), by position. */
+  objs: object[];
+}
+const repetitionEnvs = new Map<string, RepetitionEnv>();
 
 /**
  * checkRepetition's results for a module instance's resources by position, as its previous check left them: the
