@@ -467,6 +467,9 @@ class RefGraph {
     if (this.following) {
       const p = this.prev!;
       if (this.pairs < p.from.length && p.from[this.pairs] === node && sameItems(p.lists[this.pairs], list)) {
+        // The list the caller holds now (equal, often another object of the same contents): the next comparison
+        // with it is by identity, without reading either list.
+        p.lists[this.pairs] = list;
         this.pairs++;
         return;
       }
