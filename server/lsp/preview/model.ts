@@ -20,6 +20,7 @@ import { instanceAddrString, instanceKeyString } from '../../states/state';
 import { intern } from '../../lang/intern';
 import { LineIndex } from '../convert';
 import type { PlannedAction, PlanSummary, ResourceChangeInfo } from '../protocol';
+import { changedPositions } from '../../engine/planner';
 
 export interface LspRange {
   start: { line: number; character: number };
@@ -336,8 +337,7 @@ export function present(plan: Plan, root: Module, src: Sources, knownDrift: read
   /** inScope of a configuration file by its display name. */
   const nameInScope = remembered((filename: string) => inScope(src.abs(filename)));
   /** In a patch, the indices of the changes that are new objects (re-planned). */
-  const newAt: number[] = [];
-  if (pt) for (let i = 0; i < plan.changes.length; i++) if (plan.changes[i] !== pt.plan.changes[i]) newAt.push(i);
+  const newAt: readonly number[] = pt ? changedPositions(plan.changes, pt.plan.changes) : [];
   // In a patch, the indices of the entries presented again (their earlier entry's file is in scope, or they had none).
   let scope: number[] | undefined;
   if (pt) {
@@ -607,7 +607,7 @@ function currentChangesByGroup(plan: Plan, from?: Plan): GroupIndex {
   const earlier = from && from.changes.length === plan.changes.length ? groupIndexes.get(from.changes) : undefined;
   if (earlier && earlier.over.size < MAX_OVER) {
     const replaced = new Map<ResourceInstanceChange, ResourceInstanceChange>();
-    for (let i = 0; i < plan.changes.length; i++) if (plan.changes[i] !== from!.changes[i]) replaced.set(from!.changes[i], plan.changes[i]);
+    for (const i of changedPositions(plan.changes, from!.changes)) replaced.set(from!.changes[i], plan.changes[i]);
     const over = new Map(earlier.over);
     let ok = true;
     for (const [was, c] of replaced) {
