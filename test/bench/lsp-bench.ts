@@ -3,7 +3,8 @@
 // workspace of 5,000 terraform_data resources in 250 files, every resource reading `var.env` (declared in
 // variables.tf), and the client opening all 250 files, the active one (f000.tf) first. Measured:
 //   - cold open → first diagnostics of the active file (goal ≤ 150 ms) and → diagnostics of all files (≤ 1.5 s),
-//     from the first didOpen, in a fresh server process (initialize excluded);
+//     from the first didOpen to the arrival of the first publication for each file, in a fresh server process
+//     (initialize excluded);
 //   - cold open → code lenses of the active file (the preview plan, which follows the diagnostics);
 //   - edit of one attribute → updated diagnostics (+ inlay hints when the server offers them), p95 over 200
 //     edits (≤ 50 ms), from when the cold open's preview is shown: the edit alternately misspells and restores
@@ -102,11 +103,13 @@ export async function benchLsp(opts: { keep?: boolean } = {}): Promise<LspRow[]>
     const t0 = performance.now();
     await c.open(active, texts.get('f000.tf')!);
     for (const [n, t] of texts) if (n !== 'f000.tf') await c.open(uri(n), t);
+    // Times of arrival, taken when each publication came in (the client is still sending the other 249 files when
+    // the active file's first diagnostics arrive; looking only after sending them all measured the sending).
     await c.waitFor('first diagnostics of the active file', () => c.latest(active), 120_000);
-    const tActive = performance.now() - t0;
+    const tActive = c.firstArrival(active)! - t0;
     const all = [...texts.keys()].map(uri);
     await c.waitFor('diagnostics of every file', () => all.every((u) => c.latest(u)), 120_000);
-    const tAll = performance.now() - t0;
+    const tAll = Math.max(...all.map((u) => c.firstArrival(u)!)) - t0;
     const errs = c.published.flatMap((p) => p.diagnostics.filter((d) => d.severity === 1));
     if (errs.length) throw new Error(`the generated workspace has errors: ${errs[0].message}`);
     rows.push({ what: 'lsp: cold open → first diagnostics of the active file', value: fmtMs(tActive), goal: '≤ 150 ms', ok: tActive <= 150 });

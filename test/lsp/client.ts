@@ -25,6 +25,8 @@ export class TestClient {
   readonly conn: MessageConnection;
   /** Every publishDiagnostics in arrival order. */
   readonly published: Published[] = [];
+  /** When each of `published` arrived (performance.now() of this process). */
+  readonly publishedAt: number[] = [];
   readonly logs: string[] = [];
   readonly statuses: unknown[] = [];
   refreshes = 0;
@@ -49,6 +51,7 @@ export class TestClient {
     this.conn = createMessageConnection(new StreamMessageReader(this.proc.stdout), new StreamMessageWriter(this.proc.stdin));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: Published) => {
       this.published.push(p);
+      this.publishedAt.push(performance.now());
       this.notify();
     });
     this.conn.onNotification('window/logMessage', (p: { message: string }) => {
@@ -96,6 +99,12 @@ export class TestClient {
 
   request<R>(method: string, params: object): Promise<R> {
     return this.conn.sendRequest<R>(method, params);
+  }
+
+  /** When the first diagnostics for `uri` arrived (performance.now()), or undefined if none did yet. */
+  firstArrival(uri: string): number | undefined {
+    const i = this.published.findIndex((p) => p.uri === uri);
+    return i < 0 ? undefined : this.publishedAt[i];
   }
 
   /** The latest diagnostics published for `uri`, or undefined if none were published yet. */
