@@ -25,29 +25,41 @@ function fileText(i: number, length: string): string {
   ].join('\n');
 }
 
-test('an edit re-validates only the bodies that can read something different', async () => {
-  await initParser();
-  const dir = mkdtempSync(join(tmpdir(), 'foresight-validate-cache-'));
+/** The built-in random provider, counting its ValidateResourceConfig calls. */
+function countingRandom(): { provider: Provider; calls: number } {
   const real = startBuiltinProvider(RANDOM)!;
-  let calls = 0;
-  const counting: Provider = Object.create(real, {
+  const out = { provider: undefined as unknown as Provider, calls: 0 };
+  out.provider = Object.create(real, {
     validateResourceConfig: {
       value: (req: Parameters<Provider['validateResourceConfig']>[0]) => {
-        calls++;
+        out.calls++;
         return real.validateResourceConfig(req);
       },
     },
   });
-  const providers = (fqn: string) => (fqn === RANDOM ? counting : undefined);
+  return out;
+}
+
+/** The analysis of `a` (without static errors) and the provider walk over its module: the walk's calls and diagnostics. */
+async function walk(a: ModuleAnalysis, counting: { calls: number }, providers: (fqn: string) => Provider | undefined, dir: string) {
+  const r = await a.analyze();
+  assert.deepEqual(r.diagnostics, []);
+  counting.calls = 0;
+  const diags = await providerValidationDiagnostics(r.module!, { providers, cwd: dir });
+  return { calls: counting.calls, diags };
+}
+
+test('an edit re-validates only the bodies that can read something different', async () => {
+  await initParser();
+  const dir = mkdtempSync(join(tmpdir(), 'foresight-validate-cache-'));
+  const counting = countingRandom();
+  const providers = (fqn: string) => (fqn === RANDOM ? counting.provider : undefined);
   const paths = [0, 1, 2].map((i) => join(dir, `f${i}.tf`));
   paths.forEach((p, i) => writeFileSync(p, fileText(i, '8')));
   const a = new ModuleAnalysis(dir);
   const validate = async () => {
-    const r = await a.analyze();
-    assert.deepEqual(r.diagnostics, []);
-    calls = 0;
-    const diags = await providerValidationDiagnostics(r.module!, { providers, cwd: dir });
-    return { calls, summaries: diags.map((d) => `${d.subject?.filename}: ${d.summary}`) };
+    const w = await walk(a, counting, providers, dir);
+    return { calls: w.calls, summaries: w.diags.map((d) => `${d.subject?.filename}: ${d.summary}`) };
   };
   try {
     assert.deepEqual(await validate(), { calls: 6, summaries: [] });
@@ -77,19 +89,10 @@ test('an edit re-validates only the bodies that can read something different', a
 test('results reused by position follow sensitivity and provider changes made in other files', async () => {
   await initParser();
   const dir = mkdtempSync(join(tmpdir(), 'foresight-validate-run-'));
-  const real = startBuiltinProvider(RANDOM)!;
-  let calls = 0;
-  const counting: Provider = Object.create(real, {
-    validateResourceConfig: {
-      value: (req: Parameters<Provider['validateResourceConfig']>[0]) => {
-        calls++;
-        return real.validateResourceConfig(req);
-      },
-    },
-  });
+  const counting = countingRandom();
   // The same provider under a second address: a local name that comes to mean it is another provider to the walk.
   const OTHER = 'registry.terraform.io/example/random';
-  const providers = (fqn: string) => (fqn === RANDOM || fqn === OTHER ? counting : undefined);
+  const providers = (fqn: string) => (fqn === RANDOM || fqn === OTHER ? counting.provider : undefined);
   const vars = join(dir, 'vars.tf');
   const main = join(dir, 'main.tf');
   const varsText = (sensitive: boolean) => `variable "n" {\n  type    = number\n  default = 8\n${sensitive ? '  sensitive = true\n' : ''}}\n`;
@@ -99,11 +102,8 @@ test('results reused by position follow sensitivity and provider changes made in
   writeFileSync(join(dir, 'providers.tf'), providerText('hashicorp/random'));
   const a = new ModuleAnalysis(dir);
   const validate = async () => {
-    const r = await a.analyze();
-    assert.deepEqual(r.diagnostics, []);
-    calls = 0;
-    const diags = await providerValidationDiagnostics(r.module!, { providers, cwd: dir });
-    return { calls, diags: diags.length };
+    const w = await walk(a, counting, providers, dir);
+    return { calls: w.calls, diags: w.diags.length };
   };
   try {
     assert.deepEqual(await validate(), { calls: 2, diags: 0 });
