@@ -77,12 +77,20 @@ export class OpenDocument {
   /** The parsed document of the current text: built, or re-parsed incrementally with the pending changes. */
   private upToDate(): ParsedDocument {
     const parsed = (this.parsed ??= new ParsedDocument(this.path ?? this.uri, this.text));
-    if (this.reset) parsed.setText(this.text);
-    else if (this.pending.length) parsed.applyChanges(this.pending);
+    const changes = this.pending;
+    const reset = this.reset;
     this.pending = [];
     this.reset = false;
-    // Out-of-range positions are clamped differently by the two; the text store is the reference.
-    if (parsed.text !== this.text) parsed.setText(this.text);
+    try {
+      if (reset) parsed.setText(this.text);
+      else if (changes.length) parsed.applyChanges(changes);
+      // Out-of-range positions are clamped differently by the two; the text store is the reference.
+      if (parsed.text !== this.text) parsed.setText(this.text);
+    } catch (e) {
+      // A tree left half-way is not kept: the next use parses the text afresh.
+      this.dispose();
+      throw e;
+    }
     return parsed;
   }
 
