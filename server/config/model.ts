@@ -216,16 +216,15 @@ export function primeResourceLookup(
   mod: Module,
   resources: ReadonlyMap<string, Resource>,
 ): { all: ReadonlyMap<string, Resource>; resources: ReadonlyMap<string, Resource> } {
-  let all: ReadonlyMap<string, Resource> = resources;
+  // `resources` itself unless a check block's data source adds to it.
+  let own: Map<string, Resource> | undefined;
   for (const c of mod.checks)
     for (const r of c.data) {
       const k = resourceKey(r);
-      if (all.has(k)) continue;
-      const own: Map<string, Resource> = all === resources ? new Map(resources) : (all as Map<string, Resource>);
-      own.set(k, r);
-      all = own;
+      if ((own ?? resources).has(k)) continue;
+      (own ??= new Map(resources)).set(k, r);
     }
-  const l = { all, resources };
+  const l = { all: own ?? resources, resources };
   lookups.set(mod, l);
   return l;
 }

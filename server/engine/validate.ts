@@ -157,7 +157,7 @@ export async function providerValidationDiagnostics(root: Module, opts: Provider
       out.push(...diags);
     }
     // Schemas first (one asynchronous call per provider), so that cached resources cost no await.
-    // (One look-up per resource body: what it reads, its provider's local name, its cached key and result.)
+    // (At most one look-up per resource body: what it reads, its provider's local name, its cached key and result.)
     // A resource at the same position as in the previous walk of this module address (ValidateRun) takes its
     // provider's local name and its result from there, without a look-up or reading the resource.
     const rs = m.resources;

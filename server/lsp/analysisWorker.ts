@@ -76,7 +76,6 @@ function memory(): string {
   return `rss ${mb(m.rss)}, main heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)}, external ${mb(m.external)}`;
 }
 
-/** Worker side: answers analysis requests with `engine` until the thread is terminated. */
 /** The nice value of the analysis worker thread (Linux): background work beside the thread that answers the editor. */
 export const ANALYSIS_WORKER_NICE = 5;
 
@@ -96,6 +95,7 @@ function lowerWorkerPriority(): void {
   }
 }
 
+/** Worker side: answers analysis requests with `engine` until the thread is terminated. */
 export function serveAnalysis(engine: Engine): void {
   const port = parentPort;
   if (!port) throw new Error('serveAnalysis must run in a worker thread');
