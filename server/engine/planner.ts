@@ -447,7 +447,13 @@ class Planner {
     this.effects.delete(old);
     this.replayed.delete(old);
     const before = this.diagnostics.length;
-    const ok = await this.planResource(n, false);
+    this.replanning = true;
+    let ok: boolean;
+    try {
+      ok = await this.planResource(n, false);
+    } finally {
+      this.replanning = false;
+    }
     const effects = this.effects.get(n);
     if (!ok || !effects || this.diagnostics.length !== before) {
       this.diagnostics.length = before;
@@ -473,7 +479,19 @@ class Planner {
   }
 
   /** Upgrades a stored object to the provider's current schema and decodes it. */
+  /** Set while replanResource plans a node again. */
+  private replanning = false;
+  /**
+   * The prior objects replanResource upgraded, by stored object (a re-plan reads the same state, so an object is
+   * upgraded once however often the same resource is planned again after edits; as in one plan, where Terraform
+   * upgrades each object once). Only answers without diagnostics are kept.
+   */
+  private upgradedObjects: WeakMap<ObjectSrc, { schema: Schema; value: Value }> | undefined;
+
   async upgrade(addr: InstanceAddr, o: ObjectSrc, schema: Schema, fqn: string, diags: Diagnostic[], providerAddr = providerConfigAddr(fqn)): Promise<Value | undefined> {
+    const kept = this.replanning ? (this.upgradedObjects ??= new WeakMap()) : undefined;
+    const hit = kept?.get(o);
+    if (hit && hit.schema === schema) return hit.value;
     const prov = this.ctx.providerFor(providerAddr);
     if (!prov) return undefined;
     const p = { provider: prov };
@@ -494,7 +512,9 @@ class Planner {
     const chk = checkUpgradedState(schema.block, r.upgradedState, instanceAddrString(addr), addr.type);
     diags.push(...chk.diags);
     if (!chk.ok) return undefined;
-    return markObject(r.upgradedState, schema, o.sensitivePaths.map((p2) => fromState(p2)));
+    const value = markObject(r.upgradedState, schema, o.sensitivePaths.map((p2) => fromState(p2)));
+    if (kept && !r.diagnostics.length && !chk.diags.length) kept.set(o, { schema, value });
+    return value;
   }
 
   /**

@@ -178,6 +178,111 @@ export function toWire(x: unknown): Json {
   throw new Error(`cannot send ${typeof x} across the provider boundary`);
 }
 
+/**
+ * A string that identifies a request as JSON.stringify(toWire(x)) does (two requests get the same string exactly
+ * when their wire forms are the same), written directly: no wire objects are made, and a type's JSON is made once
+ * per type object. For cache keys (the language server's PlanResourceChange cache). Throws where toWire throws.
+ */
+export function wireKey(x: unknown): string {
+  const out: string[] = [];
+  keyOf(x, out);
+  return out.join('');
+}
+
+const typeKeys = new WeakMap<Type, string>();
+
+function typeKey(t: Type): string {
+  let k = typeKeys.get(t);
+  if (k === undefined) typeKeys.set(t, (k = JSON.stringify(typeToJSON(t))));
+  return k;
+}
+
+function keyOf(x: unknown, out: string[]): void {
+  if (x === undefined || x === null) out.push('n');
+  else if (x instanceof Value) {
+    out.push('V', typeKey(x.type), '=');
+    dataKey(x, out);
+  } else if (x instanceof Uint8Array) out.push('B', Buffer.from(x).toString('base64'), ';');
+  else if (x instanceof Map) {
+    out.push('M[');
+    for (const [k, v] of x) {
+      keyOf(k, out);
+      out.push(':');
+      keyOf(v, out);
+      out.push(',');
+    }
+    out.push(']');
+  } else if (Array.isArray(x)) {
+    out.push('[');
+    for (const e of x) {
+      keyOf(e, out);
+      out.push(',');
+    }
+    out.push(']');
+  } else if (typeof x === 'object') {
+    if ('kind' in x && typeof (x as { kind: unknown }).kind === 'string' && isTypeObject(x)) out.push('T', typeKey(x as Type));
+    else {
+      out.push('{');
+      for (const k in x) {
+        const v = (x as Record<string, unknown>)[k];
+        if (v === undefined || !Object.prototype.hasOwnProperty.call(x, k)) continue;
+        out.push(JSON.stringify(k), ':');
+        keyOf(v, out);
+        out.push(',');
+      }
+      out.push('}');
+    }
+  } else if (typeof x === 'string') out.push(JSON.stringify(x));
+  else if (typeof x === 'number' || typeof x === 'boolean') out.push('p', String(x), ';');
+  else throw new Error(`cannot send ${typeof x} across the provider boundary`);
+}
+
+/** dataToJSON's distinctions, as a string. */
+function dataKey(v: Value, out: string[]): void {
+  if (v.marks.size) throw new Error(`marked value sent across the provider boundary: ${v.toString()}`);
+  if (!v.isKnown) {
+    out.push('U', JSON.stringify(dataToJSON(v)));
+    return;
+  }
+  if (v.isNull) {
+    out.push('n');
+    return;
+  }
+  switch (v.type.kind) {
+    case 'string':
+      out.push(JSON.stringify(v.str));
+      return;
+    case 'bool':
+      out.push(v.bool ? 't' : 'f');
+      return;
+    case 'number':
+      out.push('d', v.num.toString(), '/', String(v.num.precision), ';');
+      return;
+    case 'list':
+    case 'set':
+    case 'tuple':
+      out.push('[');
+      for (const e of v.elems) {
+        dataKey(e, out);
+        out.push(',');
+      }
+      out.push(']');
+      return;
+    case 'map':
+    case 'object':
+      out.push('{');
+      for (const [k, e] of v.entries) {
+        out.push(JSON.stringify(k), ':');
+        dataKey(e, out);
+        out.push(',');
+      }
+      out.push('}');
+      return;
+    default:
+      out.push('n');
+  }
+}
+
 function isTypeObject(x: object): boolean {
   const k = (x as { kind: string }).kind;
   return ['string', 'number', 'bool', 'dynamic', 'list', 'set', 'map', 'object', 'tuple', 'typeval'].includes(k) && Object.keys(x).every((p) => ['kind', 'elem', 'elems', 'attrs', 'optional', 'defaults'].includes(p));

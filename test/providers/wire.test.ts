@@ -10,7 +10,7 @@ import { path, pathEquals } from '../../server/providers/path';
 import type { PlanResourceChangeRequest, PlanResourceChangeResponse, Provider } from '../../server/providers/provider';
 import { DEFAULT_CLIENT_CAPABILITIES } from '../../server/providers/provider';
 import type { Schema } from '../../server/providers/schema';
-import { loopbackProvider, roundTrip, typeFromJSON, typeToJSON } from '../../server/providers/wire';
+import { loopbackProvider, roundTrip, toWire, typeFromJSON, typeToJSON, wireKey } from '../../server/providers/wire';
 import { exactEq } from '../../server/plans/objchange/values';
 import { blk, list, map, n, nb, nul, obj, opt, s, set, unk, b } from '../plans/objchange/_helpers';
 
@@ -62,6 +62,50 @@ test('Types round-trip through cty JSON type syntax.', () => {
 
 test('A marked value is refused at the provider boundary.', () => {
   assert.throws(() => roundTrip(obj({ a: s('x').mark('sensitive') })), /marked value sent across the provider boundary/);
+});
+
+test('wireKey tells requests apart exactly as their wire JSON does.', () => {
+  const vals: Value[] = [
+    s('1'),
+    n(1),
+    Value.number(Num.parse('1.0')!),
+    b(true),
+    s('true'),
+    nul(T.String),
+    nul(T.Number),
+    unk(T.String),
+    unk(T.String, { notNull: true }),
+    unk(T.String, { notNull: true, stringPrefix: 'a' }),
+    list(T.String, s('a'), s('b')),
+    set(T.String, s('a'), s('b')),
+    Value.tuple([s('a'), s('b')]),
+    list(T.String),
+    set(T.String),
+    map(T.String, { a: s('x') }),
+    obj({ a: s('x') }),
+    obj({ a: s('x'), b: nul(T.String) }),
+    obj({ b: nul(T.String), a: s('x') }),
+    obj({ a: list(T.String, s('x,')) }),
+    obj({ a: list(T.String, s('x'), s('')) }),
+    obj({ 'a:': s('x') }),
+  ];
+  const requests: unknown[] = [];
+  for (const v of vals) {
+    requests.push({ typeName: 't', priorState: v, config: v, priorPrivate: new Uint8Array([1]), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+    requests.push({ typeName: 't', priorState: v, config: nul(v.type), priorPrivate: new Uint8Array(), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+    requests.push({ typeName: 'u', priorState: v, config: v, priorPrivate: undefined, clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+  }
+  // The same data built again (other objects) keys the same.
+  requests.push({ typeName: 't', priorState: obj({ a: s('x') }), config: obj({ a: s('x') }), priorPrivate: new Uint8Array([1]), clientCapabilities: DEFAULT_CLIENT_CAPABILITIES });
+  let pairs = 0;
+  for (const x of requests) {
+    for (const y of requests) {
+      assert.equal(wireKey(x) === wireKey(y), JSON.stringify(toWire(x)) === JSON.stringify(toWire(y)), `${JSON.stringify(toWire(x))} vs ${JSON.stringify(toWire(y))}`);
+      if (x !== y && wireKey(x) === wireKey(y)) pairs++;
+    }
+  }
+  assert.ok(pairs >= 2, 'the rebuilt request keys as its equal');
+  assert.throws(() => wireKey({ v: obj({ a: s('x').mark('sensitive') }) }), /marked value sent across the provider boundary/);
 });
 
 test('A loopback provider receives copies, and its answers (schemas, values, paths, bytes) arrive as equal copies.', async () => {

@@ -40,7 +40,7 @@ import type { Hooks } from '../../engine/hooks';
 import type { Value } from '../../lang/value';
 import type { Plan } from '../../plans/plan';
 import type { Provider } from '../../providers/provider';
-import { toWire } from '../../providers/wire';
+import { toWire, wireKey } from '../../providers/wire';
 import { renderResourceChange } from '../../command/format/plan';
 import { outputValue } from '../../command/jsonstate';
 import { State, instanceAddrString, instanceKeyString, type InstanceAddr, type ObjectSrc, type ResourceInstance } from '../../states/state';
@@ -181,7 +181,7 @@ function cachingProvider(fqn: string, p: Provider, cache: PlanCache, counters: {
           let key: string | undefined;
           try {
             key = createHash('sha256')
-              .update(fqn + '\u0000' + configKey + '\u0000' + JSON.stringify(toWire(req)))
+              .update(fqn + '\u0000' + configKey + '\u0000' + wireKey(req))
               .digest('base64');
           } catch {
             key = undefined; // marked values cannot be keyed: not cached
