@@ -107,7 +107,10 @@ export function serveAnalysis(engine: Engine): void {
   // analysis, its priming (Engine.prime), which stops before its next step once a request is waiting.
   let chain: Promise<void> = Promise.resolve();
   let waiting = 0;
+  /** Preview calls queued on the chain (priming gives way to them too). */
+  let previewsWaiting = 0;
   const primed = new Set<string>();
+  const primedPreviews = new Set<string>();
   port.on('message', (msg: Request | PreviewMessage) => {
     setWorkerTrust(msg.trusted);
     if ('call' in msg) return onPreview(msg);
@@ -126,7 +129,7 @@ export function serveAnalysis(engine: Engine): void {
   // Preview calls: a plan waits for the analyses before it (the chain) and gives way to those that come while
   // it runs; a hover or a planned diff reads the kept plans at once.
   const onPreview = (msg: PreviewMessage): void => {
-    const answer = async (make: () => Promise<unknown>): Promise<void> => {
+    const answer = async (make: () => Promise<unknown>): Promise<boolean> => {
       let a: PreviewAnswer;
       try {
         if (!engine.preview) throw new Error('this engine makes no previews');
@@ -138,7 +141,9 @@ export function serveAnalysis(engine: Engine): void {
         port.postMessage(a);
       } catch (e) {
         port.postMessage({ id: msg.id, previewError: `the preview could not be sent: ${e instanceof Error ? e.message : String(e)}` });
+        return false;
       }
+      return 'previewResult' in a;
     };
     const run = () => engine.preview!(msg.call);
     if (msg.call.kind !== 'preview') {
@@ -148,14 +153,24 @@ export function serveAnalysis(engine: Engine): void {
       });
       return;
     }
+    const call = msg.call;
+    previewsWaiting++;
     chain = chain
-      .then(() =>
-        answer(async () => {
+      .then(() => {
+        previewsWaiting--;
+        return answer(async () => {
           await ready;
           if (waiting > 0) throw new Refusal(PREVIEW_INTERRUPTED);
           return run();
-        }),
-      )
+        });
+      })
+      .then((made) => {
+        // After a directory's first preview, in idle time (Engine.primePreview), as after its first analysis.
+        const prime = engine.primePreview;
+        if (!made || !prime || primedPreviews.has(call.dir)) return;
+        primedPreviews.add(call.dir);
+        chain = chain.then(() => prime.call(engine, call.dir, () => waiting > 0 || previewsWaiting > 0)).catch(() => undefined);
+      })
       .catch(() => undefined);
   };
   const handle = async (req: Request): Promise<void> => {

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../server/cli/main';
-import { interruptPreviews, makePreview, PREVIEW_INTERRUPTED, previewFiles, Refusal, resetPreviewCaches, forgetPreviewSessions, type PreviewData } from '../../server/lsp/preview/worker';
+import { interruptPreviews, makePreview, PREVIEW_INTERRUPTED, previewFiles, primePreview, Refusal, resetPreviewCaches, forgetPreviewSessions, type PreviewData } from '../../server/lsp/preview/worker';
+import { applyChangesDelta } from '../../server/lsp/protocol';
 import { ModuleAnalysis } from '../../server/config/analysis';
 import { initParser } from '../../server/syntax/treesitter';
 import { PreviewClient, workspace } from './preview-client';
@@ -207,6 +208,43 @@ test('preview: a patch plans again only the dependents whose references read dif
     await step('v1', 4, { 'terraform_data.a': 'update', 'terraform_data.b': 'update', 'terraform_data.c': 'update', 'terraform_data.d': 'update' });
     // Again: a's output is still unknown, so b reads the same and c with it; d reads a's input, which changed.
     await step('v2', 2, { 'terraform_data.a': 'update', 'terraform_data.b': 'update', 'terraform_data.c': 'update', 'terraform_data.d': 'update' });
+  }));
+
+test('preview: priming makes the last preview again under its id, and the edits after it patch as before', () =>
+  inPreviewDir('prime', async (dir) => {
+    const io = { cwd: dir, env: process.env, stdin: async () => '', stdout: () => undefined, stderr: () => undefined };
+    const rs: Res[] = Array.from({ length: 5 }, (_, i) => ({ name: `r${i}`, value: `v${i}`, ...(i > 0 ? { ref: `r${i - 1}` } : {}) }));
+    writeFileSync(join(dir, 'variables.tf'), 'variable "env" {\n  default = "dev"\n}\n');
+    const path = join(dir, 'main.tf');
+    writeFileSync(path, fileText(rs));
+    writeFileSync(join(dir, 'other.tf'), fileText([{ name: 'o', value: 'x', ref: 'r4' }]));
+    assert.equal(await main(['apply', '-auto-approve', '-input=false', '-no-color'], io), 0);
+    rs[2].value = 'edited';
+    const overlays = new Map([[path, fileText(rs)]]);
+    const first = await makePreview(dir, overlays, {}, [], undefined, [path]);
+    assert.equal(first.complete, true, JSON.stringify(first.diagnostics));
+    const files = previewFiles(first.previewId, [path, join(dir, 'other.tf')]);
+    // (More rounds than the previews a directory keeps: each must replace the last, not add one.)
+    assert.equal(await primePreview(dir, 6, () => false), 6);
+    // The main thread holds the first preview: it is still kept, and shows the same.
+    assert.deepEqual(previewFiles(first.previewId, [path, join(dir, 'other.tf')]), files);
+    let rounds = 0;
+    assert.equal(await primePreview(dir, 3, () => rounds++ === 1), 1, 'priming stops when asked');
+    // An edit after priming: a patch of the kept plan, whose changes, as edits of the first preview's list, are a
+    // fresh preview's.
+    rs[3].value = 'again';
+    overlays.set(path, fileText(rs));
+    const next = await makePreview(dir, overlays, {}, [], undefined, [path], first.previewId);
+    assert.equal(next.stats.patched, 2);
+    const changes = next.changesDelta ? applyChangesDelta(first.changes, next.changesDelta) : next.changes;
+    resetPreviewCaches();
+    const fresh = await makePreview(dir, overlays, {}, [], undefined, [path]);
+    assert.deepEqual(changes, fresh.changes);
+    assert.deepEqual(next.files, fresh.files);
+    assert.deepEqual(next.summary, fresh.summary);
+    // Nothing to patch (the kept plan forgotten): no round is made, and no plan either.
+    forgetPreviewSessions();
+    assert.equal(await primePreview(dir, 3, () => false), 0);
   }));
 
 test('preview: with values from terraform.tfvars, an edit is a patch; a changed terraform.tfvars makes a full plan', () =>

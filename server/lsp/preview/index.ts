@@ -308,7 +308,7 @@ class PreviewController {
     if (tracing) trace(this.session.log, `preview #${seq} of ${dir} requested`);
     const p = this.previewCall<PreviewData>({ kind: 'preview', dir, overlays, settings: this.settings, drift: this.drift.get(dir), present, base: st.held?.previewId })
       .then((data) => {
-        if (tracing) trace(this.session.log, `preview #${seq} back: ${Math.round(data.stats.durationMs)} ms in the worker, ${data.files.length} files, ${data.changes.length} changes`);
+        if (tracing) trace(this.session.log, `preview #${seq} back: ${Math.round(data.stats.durationMs)} ms in the worker, ${data.files.length} files, ${data.changes.length} changes ${JSON.stringify(data.stats)}`);
         if (seq !== st.seq || !this.previewEnabled || this.dirs.get(dir) !== st) return; // superseded
         if (data.changesDelta) {
           const d = data.changesDelta;

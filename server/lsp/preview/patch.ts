@@ -19,6 +19,7 @@ import type { FileCache, FileEntry } from '../../config/load';
 import type { Module, Resource } from '../../config/model';
 import { resourceNodeKeys } from '../../engine/context';
 import type { PlanSession } from '../../engine/planner';
+import { findBuiltinProvider } from '../../providers/builtin';
 
 /** A directory's last complete plan, kept for patching, and what it was made from. */
 export interface PreviewSession {
@@ -120,4 +121,22 @@ export function editedResources(
     changed.set(key, r);
   }
   return changed.size === wanted.size ? changed : undefined;
+}
+
+/**
+ * The managed resources of the root module declared in file `display` (at most `limit`, node key → Resource), for
+ * a patch of `ps` to plan again as they are when no file changed: primePreview's edit that changes nothing. Only
+ * resources of built-in providers: idle-time work calls no provider process (a re-plan validates and upgrades again).
+ */
+export function primedResources(ps: PreviewSession, root: Module, display: string, limit: number): Map<string, Resource> {
+  const out = new Map<string, Resource>();
+  const g = ps.session.built.graph;
+  for (const r of root.resources) {
+    if (out.size >= limit) break;
+    if (r.file !== display || r.mode !== 'managed') continue;
+    const key = resourceNodeKeys('', r).key;
+    const old = g.get(key);
+    if (old?.kind === 'resource' && old.path === '' && findBuiltinProvider(old.fqn)) out.set(key, r);
+  }
+  return out;
 }

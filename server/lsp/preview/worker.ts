@@ -55,7 +55,7 @@ import { blockHover, driftOf, plannedAction, present, referenceHovers, Sources, 
 import type { Diagnostic as LspDiagnostic } from 'vscode-languageserver';
 import { installWorkerProviders } from '../providers';
 import { impure, PreviewMemo } from './memo';
-import { editedResources, type PreviewSession } from './patch';
+import { editedResources, primedResources, type PreviewSession } from './patch';
 
 export const PREVIEW_WORKER_ROLE = 'foresight-preview';
 
@@ -285,6 +285,32 @@ export function previewFiles(previewId: number, paths: string[]): [string, FileP
   // A file of the configuration without anything to show still has its (empty) presentation.
   return paths.map((p) => [p, files.get(p) ?? { lenses: [], hints: [], hovers: [] }]);
 }
+/** The arguments of each directory's last preview (for primePreview). */
+const lastCalls = new Map<string, { overlays: Map<string, string>; settings: PreviewSettings; drift: DriftInfo[]; presentOnly?: string[]; previewId: number }>();
+
+/** The most resources a round of primePreview plans again. */
+const PRIME_RESOURCES = 32;
+
+/**
+ * Idle-time work after a directory's first preview (the analysis worker runs it, as it primes the analysis): the
+ * patch path of an edit run `rounds` times on the unchanged configuration, so that the first edits find its code
+ * optimised. Each round plans the first presented file's managed resources again (at most PRIME_RESOURCES; their
+ * requests are answered from the PlanResourceChange cache, and what depends on them reads nothing different) and
+ * presents the patched plan, which replaces the last preview under its id: a preview of the same configuration, state
+ * and variables, so the main thread's copy of its changes stays true. Nothing is sent. `stop` is asked before each
+ * round (true: stop). Does nothing when the last preview cannot be patched (a full plan is never made here).
+ * Answers how many rounds it made.
+ */
+export async function primePreview(dir: string, rounds: number, stop: () => boolean, shared?: SharedAnalysis): Promise<number> {
+  let made = 0;
+  for (; made < rounds && !stop(); made++) {
+    const last = lastCalls.get(dir);
+    if (!last?.presentOnly?.length || !previewPlans.has(last.previewId)) break;
+    if (!(await previewOrPrime(dir, last.overlays, last.settings, last.drift, shared, last.presentOnly, last.previewId, last.previewId))) break;
+  }
+  return made;
+}
+
 const previewAborts = new Map<string, AbortController>();
 /** The abort reason of a preview stopped by interruptPreviews (answered as the refusal "interrupted"). */
 const INTERRUPTED = Symbol('interrupted');
@@ -432,10 +458,33 @@ export async function makePreview(
   /** A preview whose changes the caller holds: the answer's changes come as edits of its list where it is kept. */
   basePreview?: number,
 ): Promise<PreviewData> {
+  return (await previewOrPrime(dir, overlays, settings, drift, shared, presentOnly, basePreview)) as PreviewData;
+}
+
+/** makePreview, and a round of primePreview (`primeOf`). */
+async function previewOrPrime(
+  dir: string,
+  overlays: Map<string, string>,
+  settings: PreviewSettings,
+  drift: DriftInfo[] = [],
+  shared?: SharedAnalysis,
+  /** The files (absolute paths) presented with the answer; all when absent (the others on request, `files`). */
+  presentOnly?: string[],
+  /** A preview whose changes the caller holds: the answer's changes come as edits of its list where it is kept. */
+  basePreview?: number,
+  /**
+   * primePreview's rounds: the kept preview of this id is made again by re-planning the first presented file's
+   * resources as if they had been edited (see primePreview), and kept under the same id; undefined when the last
+   * plan cannot be patched. Never aborted by a newer preview or an analysis (a round is short; they wait for it).
+   */
+  primeOf?: number,
+): Promise<PreviewData | undefined> {
   const t0 = performance.now();
-  previewAborts.get(dir)?.abort();
   const abort = new AbortController();
-  previewAborts.set(dir, abort);
+  if (primeOf === undefined) {
+    previewAborts.get(dir)?.abort();
+    previewAborts.set(dir, abort);
+  }
   /** PlanResourceChange calls of this preview: made, and answered from the cache. */
   const counters: PlanCounters = { planCalls: 0, cacheHits: 0 };
   const counting = { current: counters };
@@ -445,7 +494,7 @@ export async function makePreview(
   const src = new Sources(dir, overlays, (p) => loaded.get(p));
   const b = localBackend(io);
   const workspace = b.currentWorkspace();
-  const previewId = nextPreviewId++;
+  const previewId = primeOf ?? nextPreviewId++;
   const empty = (diags: readonly Diagnostic[]): PreviewData => ({
     directory: dir,
     previewId,
@@ -549,7 +598,18 @@ export async function makePreview(
   const ps = sessions.get(dir);
   if (ps) {
     sessions.delete(dir);
-    const changed = ps.memoKey === mkey && ps.varsKey === varsKey && prc.entries.size <= ps.cacheBound ? editedResources(ps, dir, cfg.module, paths, cache, changedPaths) : undefined;
+    let changed = ps.memoKey === mkey && ps.varsKey === varsKey && prc.entries.size <= ps.cacheBound ? editedResources(ps, dir, cfg.module, paths, cache, changedPaths) : undefined;
+    if (primeOf !== undefined) {
+      // A round of priming patches an unchanged configuration; the first presented file's resources count as edited.
+      const first = presentOnly?.[0];
+      const entry = first === undefined ? undefined : cache.get(first);
+      changed = changed?.size === 0 && entry && previewPlans.get(primeOf)?.plan === ps.session.plan ? primedResources(ps, cfg.module, entry.display, PRIME_RESOURCES) : undefined;
+      if (!changed?.size) {
+        sessions.set(dir, ps);
+        return undefined;
+      }
+      changedPaths.push(first!);
+    }
     const order = changed && ![...changed.values()].some(impure) ? ps.session.affected(changed.keys()) : undefined;
     let patched: Plan | undefined;
     const before = ps.session.plan;
@@ -581,6 +641,7 @@ export async function makePreview(
       patchedFrom = before;
     } else await ps.close();
   }
+  if (!res && primeOf !== undefined) return undefined;
   if (!res) {
     prc.gen++;
     memo.begin(mkey);
@@ -647,6 +708,9 @@ export async function makePreview(
   const module = cfg.module;
   const kept = basePreview === undefined ? undefined : previewPlans.get(basePreview);
   const delta = kept && kept.dir === dir ? changesDelta(kept.changes, basePreview!, p.changes, patchOf && kept.changes === patchOf.changes ? p.fresh : undefined) : undefined;
+  // (A round of priming keeps its preview under the id it made again, as the newest of the directory.)
+  if (primeOf !== undefined) previewPlans.delete(previewId);
+  else lastCalls.set(dir, { overlays, settings, drift, presentOnly, previewId });
   previewPlans.set(previewId, {
     dir,
     plan,
