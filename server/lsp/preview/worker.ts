@@ -306,10 +306,18 @@ export async function primePreview(dir: string, rounds: number, stop: () => bool
   for (; made < rounds && !stop(); made++) {
     const last = lastCalls.get(dir);
     if (!last?.presentOnly?.length || !previewPlans.has(last.previewId)) break;
-    if (!(await previewOrPrime(dir, last.overlays, last.settings, last.drift, shared, last.presentOnly, last.previewId, last.previewId))) break;
+    try {
+      await makePreview(dir, last.overlays, last.settings, last.drift, shared, last.presentOnly, last.previewId, last.previewId);
+    } catch (e) {
+      if (e instanceof Refusal && e.message === NOT_PRIMED) break;
+      throw e;
+    }
   }
   return made;
 }
+
+/** A round of priming that found nothing to patch. */
+const NOT_PRIMED = 'nothing to prime';
 
 const previewAborts = new Map<string, AbortController>();
 /** The abort reason of a preview stopped by interruptPreviews (answered as the refusal "interrupted"). */
@@ -457,28 +465,13 @@ export async function makePreview(
   presentOnly?: string[],
   /** A preview whose changes the caller holds: the answer's changes come as edits of its list where it is kept. */
   basePreview?: number,
-): Promise<PreviewData> {
-  return (await previewOrPrime(dir, overlays, settings, drift, shared, presentOnly, basePreview)) as PreviewData;
-}
-
-/** makePreview, and a round of primePreview (`primeOf`). */
-async function previewOrPrime(
-  dir: string,
-  overlays: Map<string, string>,
-  settings: PreviewSettings,
-  drift: DriftInfo[] = [],
-  shared?: SharedAnalysis,
-  /** The files (absolute paths) presented with the answer; all when absent (the others on request, `files`). */
-  presentOnly?: string[],
-  /** A preview whose changes the caller holds: the answer's changes come as edits of its list where it is kept. */
-  basePreview?: number,
   /**
    * primePreview's rounds: the kept preview of this id is made again by re-planning the first presented file's
-   * resources as if they had been edited (see primePreview), and kept under the same id; undefined when the last
-   * plan cannot be patched. Never aborted by a newer preview or an analysis (a round is short; they wait for it).
+   * resources as if they had been edited (see primePreview), and kept under the same id; refused (NOT_PRIMED) when
+   * the last plan cannot be patched. Never aborted by a newer preview or an analysis (a round is short; they wait).
    */
   primeOf?: number,
-): Promise<PreviewData | undefined> {
+): Promise<PreviewData> {
   const t0 = performance.now();
   const abort = new AbortController();
   if (primeOf === undefined) {
@@ -606,7 +599,7 @@ async function previewOrPrime(
       changed = changed?.size === 0 && entry && previewPlans.get(primeOf)?.plan === ps.session.plan ? primedResources(ps, cfg.module, entry.display, PRIME_RESOURCES) : undefined;
       if (!changed?.size) {
         sessions.set(dir, ps);
-        return undefined;
+        throw new Refusal(NOT_PRIMED);
       }
       changedPaths.push(first!);
     }
@@ -641,7 +634,7 @@ async function previewOrPrime(
       patchedFrom = before;
     } else await ps.close();
   }
-  if (!res && primeOf !== undefined) return undefined;
+  if (!res && primeOf !== undefined) throw new Refusal(NOT_PRIMED);
   if (!res) {
     prc.gen++;
     memo.begin(mkey);
