@@ -478,7 +478,6 @@ class Planner {
     list.length = j;
   }
 
-  /** Upgrades a stored object to the provider's current schema and decodes it. */
   /** Set while replanResource plans a node again. */
   private replanning = false;
   /**
@@ -488,6 +487,7 @@ class Planner {
    */
   private upgradedObjects: WeakMap<ObjectSrc, { schema: Schema; value: Value }> | undefined;
 
+  /** Upgrades a stored object to the provider's current schema and decodes it. */
   async upgrade(addr: InstanceAddr, o: ObjectSrc, schema: Schema, fqn: string, diags: Diagnostic[], providerAddr = providerConfigAddr(fqn)): Promise<Value | undefined> {
     const kept = this.replanning ? (this.upgradedObjects ??= new WeakMap()) : undefined;
     const hit = kept?.get(o);

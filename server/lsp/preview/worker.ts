@@ -423,6 +423,7 @@ export function resetPreviewCaches(): void {
   planCaches.clear();
   lastPreview.clear();
   previewPlans.clear();
+  lastCalls.clear();
   memos.clear();
   stateCache.clear();
   dropSessions();
