@@ -9,8 +9,16 @@
  * language server bench its latencies do not change. V8 applies the flag to every thread of the process, the
  * analysis worker's too (it takes precedence over the worker's own resource limit, analysisSpawn.ts
  * YOUNG_GENERATION_MB).
+ *
+ * `--concurrent-marking-max-worker-num=1`: a full collection marks the heap on at most one of V8's background
+ * threads, besides the thread whose heap it is. Node has four such threads at normal priority, and the analysis
+ * worker runs at a lower one (analysisWorker.ts ANALYSIS_WORKER_NICE): while its heap of 250-350 MB (5,000 resources
+ * with their preview plans) was marked on every core, the worker got a small share of a core, and three to five
+ * edits in a row took 100-300 ms where they take 20-30. With one marking thread a core is left to the worker (and
+ * the main thread). Measured on the preview bench (200 edits at 5,000 resources, 7 interleaved pairs): the edits'
+ * time over 50 ms, summed, went from 484-1,228 to 158-455 ms, and p95 was lower in every pair.
  */
-export const SERVER_EXEC_ARGV: readonly string[] = ['--max-semi-space-size=2'];
+export const SERVER_EXEC_ARGV: readonly string[] = ['--max-semi-space-size=2', '--concurrent-marking-max-worker-num=1'];
 
 /**
  * Environment added to the server's (the parent's environment is kept). `MALLOC_MMAP_THRESHOLD_` pins glibc's mmap
