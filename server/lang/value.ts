@@ -83,17 +83,11 @@ export class Value {
     return new Value(T.Map(elem), entries, NO_MARKS);
   }
   static tuple(elems: readonly Value[]): Value {
-    return new Value(
-      T.Tuple(elems.map((e) => e.type)),
-      elems,
-      NO_MARKS,
-    );
+    return new Value(T.TupleOf(elems), elems, NO_MARKS);
   }
   static object(attrs: ReadonlyMap<string, Value> | Record<string, Value>): Value {
     const m = attrs instanceof Map ? attrs : new Map(Object.entries(attrs));
-    const types = new Map<string, Type>();
-    for (const [k, v] of m) types.set(k, v.type);
-    return new Value(T.Obj(types), m, NO_MARKS);
+    return new Value(T.ObjOf(m), m, NO_MARKS);
   }
   static typeVal(t: Type): Value {
     return new Value(T.TypeVal, t, NO_MARKS);

@@ -49,8 +49,8 @@ export function typeFromJSON(j: unknown): Type {
     if (k === 'list') return T.List(typeFromJSON(a));
     if (k === 'set') return T.Set(typeFromJSON(a));
     if (k === 'map') return T.Map(typeFromJSON(a));
-    if (k === 'tuple' && Array.isArray(a)) return T.Tuple(a.map(typeFromJSON));
-    if (k === 'object' && a && typeof a === 'object') return T.Obj(new Map(Object.entries(a as Record<string, unknown>).map(([n, t]) => [n, typeFromJSON(t)])));
+    if (k === 'tuple' && Array.isArray(a)) return T.sharedTuple(a.map(typeFromJSON));
+    if (k === 'object' && a && typeof a === 'object') return T.sharedObj(new Map(Object.entries(a as Record<string, unknown>).map(([n, t]) => [n, typeFromJSON(t)])));
   }
   throw new Error(`invalid type JSON ${JSON.stringify(j)}`);
 }
