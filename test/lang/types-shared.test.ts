@@ -70,7 +70,7 @@ test('type constraints with optional attributes are not shared, nor what contain
   const parse = (src: string) => {
     const e = parseExpression(src, 'types.tf');
     assert.deepEqual(e.diagnostics, []);
-    const r = typeFromExpr(e.expr!, true);
+    const r = typeFromExpr(e.expr!, { constraint: true, withDefaults: true });
     assert.deepEqual(r.diagnostics, []);
     return r.type;
   };
