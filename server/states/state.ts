@@ -97,7 +97,8 @@ export interface ResourceInstance {
   deposed: ReadonlyMap<string, ObjectSrc>;
 }
 
-const NO_DEPOSED: ReadonlyMap<string, ObjectSrc> = new Map();
+/** The empty deposed map instances share (writableDeposed replaces it before a write). */
+export const NO_DEPOSED: ReadonlyMap<string, ObjectSrc> = new Map();
 
 function writableDeposed(is: ResourceInstance): Map<string, ObjectSrc> {
   if (is.deposed === NO_DEPOSED) is.deposed = new Map();

@@ -43,7 +43,7 @@ import type { Provider } from '../../providers/provider';
 import { toWire, wireKey } from '../../providers/wire';
 import { renderResourceChange } from '../../command/format/plan';
 import { outputValue } from '../../command/jsonstate';
-import { State, instanceAddrString, instanceKeyString, type InstanceAddr, type ObjectSrc, type ResourceInstance } from '../../states/state';
+import { NO_DEPOSED, State, instanceAddrString, instanceKeyString, type InstanceAddr, type ObjectSrc, type ResourceInstance } from '../../states/state';
 import type { LockProber } from '../../states/statemgr';
 import { loadConfig, providerFactory, runOperation } from '../../cli/plan';
 import { localBackend } from '../../cli/state/meta';
@@ -406,8 +406,13 @@ function detached(state: State): State {
     for (const [rk, r] of m.resources) {
       const instances = new Map<string, ResourceInstance>();
       for (const [ik, is] of r.instances) {
-        const deposed = new Map<string, ObjectSrc>();
-        for (const [k, o] of is.deposed) deposed.set(flat(k), copy(o));
+        // (Most instances have no deposed objects: they share the state's one empty map, as a loaded state's do.)
+        let deposed = NO_DEPOSED;
+        if (is.deposed.size) {
+          const m = new Map<string, ObjectSrc>();
+          for (const [k, o] of is.deposed) m.set(flat(k), copy(o));
+          deposed = m;
+        }
         instances.set(flat(ik), { key: flat(is.key), current: is.current && copy(is.current), deposed });
       }
       m.resources.set(flat(rk), { mode: r.mode, type: flat(r.type), name: flat(r.name), provider: flat(r.provider), instances });
